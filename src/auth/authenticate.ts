@@ -1,0 +1,26 @@
+import { Code, ConnectError } from "@connectrpc/connect";
+import type { Principal } from "../domain/principal.js";
+import type { ApiKeyVerifier } from "./api-key-verifier.js";
+
+/**
+ * authenticate reads "Authorization: Bearer <api key>" (§5) and returns the
+ * key's merchant. Missing, malformed, empty and unknown keys all fail with
+ * Unauthenticated; the message says which, without echoing the key.
+ */
+export async function authenticate(authorization: string | null | undefined, verifier: ApiKeyVerifier): Promise<Principal> {
+  if (authorization === undefined || authorization === null || authorization === "") {
+    throw new ConnectError("missing Authorization header: send 'Authorization: Bearer <api key>'", Code.Unauthenticated);
+  }
+  // The scheme name is case-insensitive (RFC 9110 §11.1).
+  const match = /^Bearer(?: +(.*))?$/i.exec(authorization);
+  if (!match) {
+    throw new ConnectError("Authorization header must use the Bearer scheme: 'Bearer <api key>'", Code.Unauthenticated);
+  }
+  const key = (match[1] ?? "").trim();
+  if (key === "") throw new ConnectError("API key is empty", Code.Unauthenticated);
+  const principal = key.length <= 512 ? await verifier.verify(key) : undefined;
+  if (!principal) {
+    throw new ConnectError("API key is not valid", Code.Unauthenticated);
+  }
+  return principal;
+}

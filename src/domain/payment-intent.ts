@@ -1,0 +1,50 @@
+/**
+ * The statuses a payment intent moves through. Only "pending" exists at
+ * creation; "cancelled" is what delete does (§4.3); the others belong to the
+ * payment lifecycle.
+ */
+export const paymentIntentStatuses = ["pending", "successful", "failed", "expired", "cancelled"] as const;
+
+export type PaymentIntentStatus = (typeof paymentIntentStatuses)[number];
+
+/** isPaymentIntentStatus tells whether a string names a status. */
+export function isPaymentIntentStatus(value: string): value is PaymentIntentStatus {
+  return (paymentIntentStatuses as readonly string[]).includes(value);
+}
+
+/** SettlementSplit sends part of a payment to one settlement account (§2.3). */
+export interface SettlementSplit {
+  settlementAccountId: string;
+  /** Kobo; an integer ≥ 1. */
+  splitAmount: bigint;
+}
+
+/**
+ * PaymentIntentRecord is a payment intent as stored. Money is bigint kobo so
+ * no amount ever passes through a float.
+ */
+export interface PaymentIntentRecord {
+  id: string;
+  merchantId: string;
+  amount: bigint;
+  totalAmount: bigint;
+  currency: "NGN";
+  country: "NG";
+  customerEmail: string;
+  receiptEmail: string;
+  status: PaymentIntentStatus;
+  clientReference: string;
+  /** Names from the payment-method catalogue, in the order the client gave. */
+  paymentMethods: string[];
+  callbackUrl: string | null;
+  transaction: string | null;
+  splits: SettlementSplit[];
+  /** The secret in checkoutLink. */
+  checkoutToken: string;
+  /** SHA-256 of the normalised create request: decides replay versus conflict. */
+  requestFingerprint: string;
+  createdAt: Date;
+  updatedAt: Date;
+  /** Set by delete: the intent stays stored for audit but leaves the API. */
+  deletedAt: Date | null;
+}

@@ -1,0 +1,79 @@
+import type { DescService } from "@bufbuild/protobuf";
+import type { ServiceImpl } from "@connectrpc/connect";
+import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { PaymentIntentService } from "../../gen/payments/v2/payment_intent_pb.js";
+import { SettlementAccountService } from "../../gen/payments/v2/settlement_account_pb.js";
+import type { ApiKeyVerifier } from "../auth/api-key-verifier.js";
+import type { Logger } from "../lib/logger.js";
+import type { PaymentIntentService as PaymentIntentRules } from "../service/payment-intent-service.js";
+import type { SettlementAccountService as SettlementAccountRules } from "../service/settlement-account-service.js";
+import { createAuthInterceptor } from "../transport/connect/auth-interceptor.js";
+import { createInternalErrorInterceptor } from "../transport/connect/internal-error-interceptor.js";
+import { createPaymentIntentHandlers } from "../transport/connect/payment-intent-handlers.js";
+import { createSettlementAccountHandlers } from "../transport/connect/settlement-account-handlers.js";
+import { paymentMethodAdapter } from "../transport/rest/payment-method-adapter.js";
+import { createRestGateway, restImplementationKey, type UnaryMethodImpl } from "../transport/rest/rest-gateway.js";
+import { createRouteTable } from "../transport/rest/route-table.js";
+import type { NodeHandler } from "./node-http.js";
+
+
+export interface HandlerOptions {
+  paymentIntents: PaymentIntentRules;
+  settlementAccounts: SettlementAccountRules;
+  verifier: ApiKeyVerifier;
+  /** REST mount point, "/v1" by default in the configuration. */
+  basePath: string;
+  /** Largest request body, REST and RPC alike. */
+  maxBodyBytes: number;
+  logger: Logger;
+}
+
+/**
+ * createHandler builds the one request handler behind the port: gRPC,
+ * gRPC-Web and Connect are served by connect-node from the generated service
+ * descriptors; every other path falls through to the REST gateway, which calls
+ * the very same handler functions in process.
+ */
+export function createHandler(options: HandlerOptions): NodeHandler {
+  const services: { service: DescService; impl: ServiceImpl<DescService> }[] = [
+    { service: PaymentIntentService, impl: createPaymentIntentHandlers(options.paymentIntents) as ServiceImpl<DescService> },
+    {
+      service: SettlementAccountService,
+      impl: createSettlementAccountHandlers(options.settlementAccounts) as ServiceImpl<DescService>,
+    },
+  ];
+
+  const implementations = new Map<string, UnaryMethodImpl>();
+  for (const { service, impl } of services) {
+    for (const method of service.methods) {
+      const fn = (impl as unknown as Record<string, UnaryMethodImpl>)[method.localName];
+      if (fn) implementations.set(restImplementationKey(service.typeName, method.name), fn.bind(impl));
+    }
+  }
+
+  const rest = createRestGateway({
+    routes: createRouteTable(services.map((s) => s.service)),
+    implementations,
+    verifier: options.verifier,
+    basePath: options.basePath,
+    maxBodyBytes: options.maxBodyBytes,
+    adapters: new Map([paymentMethodAdapter]),
+    onInternalError: (error, req) =>
+      options.logger.error(
+        { method: req.method, path: req.url, err: error instanceof Error ? { message: error.message, stack: error.stack } : String(error) },
+        "unexpected error in REST request",
+      ),
+  });
+
+  const handler = connectNodeAdapter({
+    routes(router) {
+      for (const { service, impl } of services) router.service(service, impl);
+    },
+    interceptors: [createInternalErrorInterceptor(options.logger), createAuthInterceptor(options.verifier)],
+    // Unknown JSON fields are an error over Connect too, as they are over REST.
+    jsonOptions: { ignoreUnknownFields: false },
+    readMaxBytes: options.maxBodyBytes,
+    fallback: (req, res) => void rest(req, res),
+  });
+  return handler as NodeHandler;
+}

@@ -1,0 +1,56 @@
+/** PaymentMethodView is a catalogue entry as the API shows it (§2.2). */
+export interface PaymentMethodView {
+  id: string;
+  type: string;
+  attributes: { name: string }[];
+}
+
+/**
+ * PaymentMethodCatalogue is the set of methods a payment intent may allow:
+ * the built-in card, bank_transfer and ussd, plus the third-party processors
+ * an operator enables (§4.1 "name of a third-party payment processor").
+ */
+export interface PaymentMethodCatalogue {
+  /** Every enabled method name, built-ins first. */
+  readonly names: readonly string[];
+  has(name: string): boolean;
+  /**
+   * Describes a method for responses. A name that is no longer enabled (an
+   * operator removed a processor) still renders, with no attributes.
+   */
+  describe(name: string): PaymentMethodView;
+}
+
+const builtIns: Record<string, string[]> = {
+  card: ["Visa", "Mastercard", "Verve"],
+  bank_transfer: ["Virtual account"],
+  ussd: ["USSD code"],
+};
+
+/** Processor names: lower-case, so ids stay stable and URL-safe. */
+export const processorNamePattern = /^[a-z][a-z0-9_]{0,31}$/;
+
+/**
+ * createPaymentMethodCatalogue builds the catalogue. Ids are "pm_" + name, so
+ * a method keeps its id across restarts and instances.
+ */
+export function createPaymentMethodCatalogue(processors: readonly string[]): PaymentMethodCatalogue {
+  const entries = new Map<string, PaymentMethodView>();
+  for (const [name, attributes] of Object.entries(builtIns)) {
+    entries.set(name, { id: `pm_${name}`, type: name, attributes: attributes.map((a) => ({ name: a })) });
+  }
+  for (const name of processors) {
+    if (!processorNamePattern.test(name) || entries.has(name)) {
+      throw new Error(`invalid payment processor name "${name}"`);
+    }
+    entries.set(name, { id: `pm_${name}`, type: name, attributes: [{ name }] });
+  }
+  return {
+    names: [...entries.keys()],
+    has: (name) => entries.has(name),
+    describe(name) {
+      const entry = entries.get(name) ?? { id: `pm_${name}`, type: name, attributes: [] };
+      return { ...entry, attributes: entry.attributes.map((a) => ({ ...a })) };
+    },
+  };
+}

@@ -12,6 +12,17 @@ export interface Config {
   /** Unset: a random secret per process (page tokens then do not survive a restart). */
   pageTokenSecret: string | undefined;
   maxBodyBytes: number;
+  /** Unset: the in-memory stores. */
+  database: DatabaseConfig | undefined;
+}
+
+/** DatabaseConfig is set when DATABASE_URL is. */
+export interface DatabaseConfig {
+  url: string;
+  /** Apply pending migrations at start (MIGRATE_ON_START). */
+  migrateOnStart: boolean;
+  poolMax: number;
+  statementTimeoutMs: number;
 }
 
 /** ConfigError names the variable, the value and what is allowed, in one line. */
@@ -51,7 +62,8 @@ export function readConfig(env: Env): Config {
       const separator = entry.indexOf(":");
       const merchantId = entry.slice(0, separator).trim();
       const key = entry.slice(separator + 1).trim();
-      const shown = `${merchantId || entry.trim()}:…`;
+      // Never echo the entry itself: without a merchant it may be all key.
+      const shown = separator < 0 ? "…" : `${merchantId}:…`;
       if (separator < 0 || !merchantIdPattern.test(merchantId)) {
         fail("API_KEYS", shown, "comma-separated merchant:key pairs; merchant is 1-64 of A-Z a-z 0-9 _ . -");
       }
@@ -78,5 +90,40 @@ export function readConfig(env: Env): Config {
     fail("PAGE_TOKEN_SECRET", "…", "at least 32 characters");
   }
 
-  return { host, port, basePath, publicUrl: publicUrl.replace(/\/+$/, ""), apiKeys, processors, pageTokenSecret, maxBodyBytes: 64 * 1024 };
+  return {
+    host,
+    port,
+    basePath,
+    publicUrl: publicUrl.replace(/\/+$/, ""),
+    apiKeys,
+    processors,
+    pageTokenSecret,
+    maxBodyBytes: 64 * 1024,
+    database: readDatabaseConfig(env),
+  };
+}
+
+function readInteger(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const text = env[name];
+  if (text === undefined || text === "") return fallback;
+  const value = /^\d{1,9}$/.test(text) ? Number(text) : NaN;
+  if (!(value >= min && value <= max)) fail(name, text, `an integer from ${min} to ${max}`);
+  return value;
+}
+
+function readDatabaseConfig(env: Env): DatabaseConfig | undefined {
+  const url = env.DATABASE_URL;
+  if (url === undefined || url === "") return undefined;
+  if (!/^postgres(ql)?:\/\//.test(url) || !URL.canParse(url)) {
+    // The URL may carry a password: name the variable, never echo the value.
+    fail("DATABASE_URL", "…", "a postgres://user:password@host:port/database URL");
+  }
+  const migrate = env.MIGRATE_ON_START ?? "true";
+  if (migrate !== "true" && migrate !== "false") fail("MIGRATE_ON_START", migrate, "true or false");
+  return {
+    url,
+    migrateOnStart: migrate === "true",
+    poolMax: readInteger(env, "DB_POOL_MAX", 10, 1, 1000),
+    statementTimeoutMs: readInteger(env, "DB_STATEMENT_TIMEOUT_MS", 5000, 100, 600_000),
+  };
 }

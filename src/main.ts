@@ -1,20 +1,72 @@
 import { randomBytes } from "node:crypto";
+import type { ApiKeyVerifier } from "./auth/api-key-verifier.js";
 import { createMemoryApiKeyVerifier } from "./auth/memory-api-key-verifier.js";
-import { ConfigError, readConfig } from "./config.js";
-import { createSystemClock } from "./lib/clock.js";
-import { createIdGenerator } from "./lib/ids.js";
-import { createJsonLogger } from "./lib/logger.js";
+import { ConfigError, readConfig, type Config } from "./config.js";
+import { createSystemClock, type Clock } from "./lib/clock.js";
+import { createIdGenerator, type IdGenerator } from "./lib/ids.js";
+import { createJsonLogger, type Logger } from "./lib/logger.js";
 import { createApp } from "./server/create-app.js";
 import { listen } from "./server/listen.js";
 import { createMemoryPaymentIntentStore } from "./store/memory/memory-payment-intent-store.js";
 import { createMemorySettlementAccountStore } from "./store/memory/memory-settlement-account-store.js";
+import type { PaymentIntentStore } from "./store/payment-intent-store.js";
+import { openPostgresStores } from "./store/postgres/open-postgres-stores.js";
+import type { SettlementAccountStore } from "./store/settlement-account-store.js";
+
+/** A demo key is a credential: shown once on the terminal, never logged. */
+const newDemoKey = () => `sk_test_${randomBytes(24).toString("base64url")}`;
+
+interface Stores {
+  kind: "memory" | "postgres";
+  intents: PaymentIntentStore;
+  accounts: SettlementAccountStore;
+  verifier: ApiKeyVerifier;
+  /** Set when this start created a demo merchant's key. */
+  demoKey?: string;
+  close(): Promise<void>;
+}
+
+/** openStores makes the one choice of implementations: PostgreSQL when DATABASE_URL is set. */
+async function openStores(config: Config, clock: Clock, ids: IdGenerator, logger: Logger): Promise<Stores> {
+  if (!config.database) {
+    const demoKey = config.apiKeys ? undefined : newDemoKey();
+    const keys = config.apiKeys ?? [{ merchantId: "demo", key: demoKey! }];
+    return {
+      kind: "memory",
+      intents: createMemoryPaymentIntentStore(),
+      accounts: createMemorySettlementAccountStore(),
+      verifier: createMemoryApiKeyVerifier(keys.map((k) => ({ ...k, merchantName: k.merchantId }))),
+      demoKey,
+      close: async () => {},
+    };
+  }
+
+  const db = config.database;
+  const stores = await openPostgresStores({
+    ...db,
+    migrate: db.migrateOnStart,
+    clock,
+    ids,
+    log: (message) => logger.info({ component: "database" }, message),
+  });
+  if (stores.applied.length > 0) logger.info({ migrations: stores.applied }, "database migrations applied");
+  let demoKey: string | undefined;
+  if (config.apiKeys) {
+    // API_KEYS from the environment are upserted: only their hashes are stored.
+    for (const { merchantId, key } of config.apiKeys) await stores.apiKeys.addKey(merchantId, key);
+  } else if ((await stores.apiKeys.countActiveKeys()) === 0) {
+    demoKey = newDemoKey();
+    await stores.apiKeys.addKey("demo", demoKey);
+  }
+  return { kind: "postgres", ...stores, verifier: stores.apiKeys, demoKey };
+}
 
 /**
  * The entry point: the only place that reads the environment and chooses
  * implementations.
  */
 async function main(): Promise<void> {
-  let config;
+  let config: Config;
   try {
     config = readConfig(process.env);
   } catch (error) {
@@ -27,15 +79,15 @@ async function main(): Promise<void> {
 
   const logger = createJsonLogger();
   const clock = createSystemClock();
-  const demo = config.apiKeys === undefined;
-  const apiKeys = config.apiKeys ?? [{ merchantId: "demo", key: `sk_test_${randomBytes(24).toString("base64url")}` }];
+  const ids = createIdGenerator(clock);
+  const stores = await openStores(config, clock, ids, logger);
 
   const handler = createApp({
-    intents: createMemoryPaymentIntentStore(),
-    accounts: createMemorySettlementAccountStore(),
-    verifier: createMemoryApiKeyVerifier(apiKeys.map((k) => ({ ...k, merchantName: k.merchantId }))),
+    intents: stores.intents,
+    accounts: stores.accounts,
+    verifier: stores.verifier,
     clock,
-    ids: createIdGenerator(clock),
+    ids,
     logger,
     publicUrl: config.publicUrl,
     basePath: config.basePath,
@@ -44,11 +96,10 @@ async function main(): Promise<void> {
     maxBodyBytes: config.maxBodyBytes,
   });
   const server = await listen(handler, { host: config.host, port: config.port });
-  logger.info({ url: server.url, basePath: config.basePath, store: "memory" }, "payment intent service listening");
+  logger.info({ url: server.url, basePath: config.basePath, store: stores.kind }, "payment intent service listening");
 
-  if (demo) {
-    const key = apiKeys[0]!.key;
-    // Printed to the terminal once, never logged: it is a credential.
+  if (stores.demoKey) {
+    const key = stores.demoKey;
     process.stdout.write(
       [
         "",
@@ -63,11 +114,17 @@ async function main(): Promise<void> {
     );
   }
 
+  let stopping = false;
   const stop = () => {
-    server.close().then(() => process.exit(0));
+    if (stopping) return;
+    stopping = true;
+    server
+      .close()
+      .then(() => stores.close())
+      .then(() => process.exit(0));
   };
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
 }
 
 await main();

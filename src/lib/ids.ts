@@ -11,6 +11,8 @@ export interface IdGenerator {
   paymentIntentId(): string;
   /** A settlement account id: "sa_" + UUIDv7. */
   settlementAccountId(): string;
+  /** The id of a stored API key (never the key): "key_" + UUIDv7. */
+  apiKeyId(): string;
   /**
    * The capability in a checkout link. It is handed to customers, so it is
    * 256 random bits (never derived from the id) and unguessable.
@@ -24,6 +26,7 @@ export function createIdGenerator(clock: Clock): IdGenerator {
   return {
     paymentIntentId: () => `pi_${uuid()}`,
     settlementAccountId: () => `sa_${uuid()}`,
+    apiKeyId: () => `key_${uuid()}`,
     checkoutToken: () => randomBytes(32).toString("base64url"),
   };
 }

@@ -36,8 +36,10 @@ export function createPageTokenCodec(secret: string): PageTokenCodec {
     decode(token, scope) {
       const [payload, mac, ...rest] = token.split(".");
       if (!payload || !mac || rest.length > 0 || token.length > 512) return undefined;
-      const expected = sign(payload, scope);
-      const given = Buffer.from(mac, "base64url");
+      // Compare the text, not the decoded bytes: base64url decoding ignores
+      // stray characters and trailing bits, so altered tokens would pass.
+      const expected = Buffer.from(sign(payload, scope).toString("base64url"));
+      const given = Buffer.from(mac);
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
       const match = /^(\d{1,15})\.(.+)$/.exec(Buffer.from(payload, "base64url").toString());
       if (!match) return undefined;

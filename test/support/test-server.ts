@@ -11,6 +11,9 @@ import { createMemoryPaymentIntentStore } from "../../src/store/memory/memory-pa
 import { createMemorySettlementAccountStore } from "../../src/store/memory/memory-settlement-account-store.js";
 import type { PaymentIntentStore } from "../../src/store/payment-intent-store.js";
 import type { SettlementAccountStore } from "../../src/store/settlement-account-store.js";
+import type { ApiKeyVerifier } from "../../src/auth/api-key-verifier.js";
+import { openPostgresStores } from "../../src/store/postgres/open-postgres-stores.js";
+import { createTestDatabase } from "./postgres.js";
 
 export interface TestServer extends ListeningServer {
   /** REST root: url + basePath, e.g. http://127.0.0.1:41234/v1 */
@@ -30,7 +33,15 @@ export interface TestServerOptions {
   logger?: Logger;
   intents?: PaymentIntentStore;
   accounts?: SettlementAccountStore;
+  /**
+   * Which stores back the server when none are given: TEST_STORE=postgres
+   * runs the same suites on a fresh PostgreSQL database per server.
+   */
+  store?: "memory" | "postgres";
 }
+
+/** The store the suites run on by default in this process. */
+export const testStoreKind: "memory" | "postgres" = process.env.TEST_STORE === "postgres" ? "postgres" : "memory";
 
 /**
  * startTestServer runs the whole service on 127.0.0.1 port 0 with in-memory
@@ -42,18 +53,37 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     merchantA: `sk_test_${randomBytes(18).toString("base64url")}`,
     merchantB: `sk_test_${randomBytes(18).toString("base64url")}`,
   };
-  const intents = options.intents ?? createMemoryPaymentIntentStore();
-  const accounts = options.accounts ?? createMemorySettlementAccountStore();
   const basePath = options.basePath ?? "/v1";
+  const entries = Object.entries(keys).map(([merchantId, key]) => ({ merchantId, merchantName: merchantId, key }));
+  let intents = options.intents ?? createMemoryPaymentIntentStore();
+  let accounts = options.accounts ?? createMemorySettlementAccountStore();
+  let verifier: ApiKeyVerifier = createMemoryApiKeyVerifier(entries);
+  let closeStores = async () => {};
+  if ((options.store ?? testStoreKind) === "postgres" && !options.intents && !options.accounts) {
+    const database = await createTestDatabase();
+    const stores = await openPostgresStores({
+      url: database.url,
+      poolMax: 10,
+      statementTimeoutMs: 5000,
+      migrate: true,
+      clock,
+      ids: createIdGenerator(clock),
+    });
+    for (const { merchantId, key } of entries) await stores.apiKeys.addKey(merchantId, key);
+    ({ intents, accounts } = stores);
+    verifier = stores.apiKeys;
+    closeStores = async () => {
+      await stores.close();
+      await database.drop();
+    };
+  }
   // Listen first, so the app can be built with the real port in publicUrl.
   let handler: NodeHandler = () => {};
   const server = await listen((req, res) => handler(req, res), { host: "127.0.0.1", port: 0 });
   handler = createApp({
     intents,
     accounts,
-    verifier: createMemoryApiKeyVerifier(
-      Object.entries(keys).map(([merchantId, key]) => ({ merchantId, merchantName: merchantId, key })),
-    ),
+    verifier,
     clock,
     ids: createIdGenerator(clock),
     logger: options.logger ?? silentLogger,
@@ -65,7 +95,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   });
   return {
     ...server,
-    close: () => server.close(),
+    close: async () => {
+      await server.close();
+      await closeStores();
+    },
     restUrl: `${server.url}${basePath}`,
     keys,
     bearer: (merchantId = "merchantA") => `Bearer ${keys[merchantId]}`,

@@ -10,6 +10,7 @@ import { compareNewestFirst } from "./compare-newest-first.js";
 export function createMemoryPaymentIntentStore(): PaymentIntentStore {
   const byId = new Map<string, PaymentIntentRecord>();
   const idByReference = new Map<string, string>();
+  const checkoutTokens = new Set<string>();
   const referenceKey = (merchantId: string, clientReference: string) => `${merchantId}\u0000${clientReference}`;
 
   return {
@@ -17,10 +18,15 @@ export function createMemoryPaymentIntentStore(): PaymentIntentStore {
       const key = referenceKey(record.merchantId, record.clientReference);
       const existingId = idByReference.get(key);
       if (existingId !== undefined) return { inserted: false, existing: copy(byId.get(existingId)!) };
+      // As the primary key and unique constraints do in PostgreSQL: an id
+      // and a checkout token are never reused.
+      if (byId.has(record.id)) throw new Error(`payment intent id ${record.id} already exists`);
+      if (checkoutTokens.has(record.checkoutToken)) throw new Error("checkout token already exists");
       // Check and write happen in one synchronous step, so concurrent inserts
       // of one reference cannot both succeed.
       byId.set(record.id, copy(record));
       idByReference.set(key, record.id);
+      checkoutTokens.add(record.checkoutToken);
       return { inserted: true, record: copy(record) };
     },
 
@@ -46,7 +52,7 @@ export function createMemoryPaymentIntentStore(): PaymentIntentStore {
       if (!found || found.merchantId !== merchantId || found.deletedAt !== null || found.status !== "pending") {
         return undefined;
       }
-      const updated: PaymentIntentRecord = { ...copy(found), status: "cancelled", updatedAt: at, deletedAt: at };
+      const updated = copy({ ...found, status: "cancelled", updatedAt: at, deletedAt: at });
       byId.set(id, updated);
       return copy(updated);
     },

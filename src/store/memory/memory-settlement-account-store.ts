@@ -22,7 +22,7 @@ export function createMemorySettlementAccountStore(): SettlementAccountStore {
     },
 
     async findByIds(merchantId, ids) {
-      return ids
+      return [...new Set(ids)]
         .map((id) => byId.get(id))
         .filter((row): row is SettlementAccountRecord => row !== undefined && row.merchantId === merchantId)
         .map(copy);

@@ -41,8 +41,12 @@ export function encodeRestJson(schema: DescMessage, message: Message): { [key: s
   return out;
 }
 
+const jsonTypes = new Set(["google.protobuf.Struct", "google.protobuf.Value", "google.protobuf.ListValue"]);
+
 function encodeMessage(schema: DescMessage, message: Message): JsonValue {
   if (schema.typeName === "google.protobuf.Timestamp") return timestampDate(message as Timestamp).toISOString();
+  // protobuf-es holds Struct, Value and ListValue fields as plain JSON already.
+  if (jsonTypes.has(schema.typeName)) return message as unknown as JsonValue;
   if (schema.typeName.startsWith("google.protobuf.")) return toJson(schema, message);
   return encodeRestJson(schema, message);
 }

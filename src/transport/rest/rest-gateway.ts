@@ -131,12 +131,24 @@ export function createRestGateway(options: RestGatewayOptions): (req: NodeReques
 
   return async (req, res) => {
     try {
-      // The URL base is never used for routing; it only makes a path parseable.
-      await serve(req, res, new URL(req.url ?? "/", "http://gateway.invalid"));
+      await serve(req, res, parseRequestTarget(req.url ?? "/"));
     } catch (error) {
       writeError(req, res, error, options.onInternalError);
     }
   };
+}
+
+/**
+ * parseRequestTarget splits an origin-form target (RFC 9112 §3.2.1) into path
+ * and query by hand: WHATWG URL parsing would read "//host/v1/..." as a host.
+ */
+function parseRequestTarget(target: string): URL {
+  const queryAt = target.indexOf("?");
+  const path = queryAt < 0 ? target : target.slice(0, queryAt);
+  const url = new URL("http://gateway.invalid/");
+  url.pathname = path.startsWith("/") ? path : `/${path}`;
+  url.search = queryAt < 0 ? "" : target.slice(queryAt);
+  return url;
 }
 
 function writeError(

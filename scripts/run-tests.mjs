@@ -1,0 +1,86 @@
+// npm test: every suite on the in-memory stores (the PostgreSQL-only suites
+// skip themselves when no server answers), then the REST, RPC and server
+// suites once more on PostgreSQL (TEST_STORE=postgres, a fresh database per
+// server). REQUIRE_POSTGRES=1 turns "no PostgreSQL" into a failure, as CI wants.
+// Ends with one line: "N passed, N failed, N skipped".
+import { spawn } from "node:child_process";
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import pg from "pg";
+
+const major = Number(process.versions.node.split(".")[0]);
+if (major < 22) {
+  console.error(`Node.js ${process.versions.node} is too old: run the tests with npm test (Node 24 from devDependencies).`);
+  process.exit(1);
+}
+
+function testFiles(dir) {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return testFiles(path);
+    return name.endsWith(".test.ts") ? [path] : [];
+  });
+}
+
+/** Runs node's test runner, echoing its output and counting its summary. */
+function run(label, files, env) {
+  console.log(`\n# ${label}: ${files.length} files`);
+  return new Promise((resolve) => {
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", "--test", "--test-reporter=spec", "--test-concurrency=1", ...files],
+      { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] },
+    );
+    let output = "";
+    child.stdout.on("data", (chunk) => {
+      output += chunk;
+      process.stdout.write(chunk);
+    });
+    child.on("close", (code) => {
+      const count = (name) => Number(new RegExp(`^ℹ ${name} (\\d+)$`, "m").exec(output)?.[1] ?? 0);
+      resolve({ code, pass: count("pass"), fail: count("fail"), skipped: count("skipped") + count("todo") });
+    });
+  });
+}
+
+async function postgresReason() {
+  const url = process.env.TEST_DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres";
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    await client.query("select 1");
+    return undefined;
+  } catch (error) {
+    return error.message;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+const all = testFiles("test").sort();
+const results = [await run("all suites, in-memory stores", all, { TEST_STORE: "memory" })];
+
+const reason = await postgresReason();
+if (reason) {
+  const message = `PostgreSQL is not reachable (${reason}): the PostgreSQL suites were skipped`;
+  if (process.env.REQUIRE_POSTGRES === "1") {
+    console.error(`\n# ${message}, but REQUIRE_POSTGRES=1`);
+    results.push({ code: 1, pass: 0, fail: 1, skipped: 0 });
+  } else {
+    console.log(`\n# ${message}. Set TEST_DATABASE_URL or start PostgreSQL on 127.0.0.1:5432 to run them.`);
+  }
+} else {
+  const transportSuites = all.filter((file) => /^test\/(rest|rpc|server)\//.test(file));
+  results.push(await run("REST, RPC and server suites, PostgreSQL stores", transportSuites, { TEST_STORE: "postgres" }));
+}
+
+// A run that exits non-zero without a failing test (a crash, a file that does
+// not load) still counts as one failure.
+const total = { pass: 0, fail: 0, skipped: 0 };
+for (const r of results) {
+  total.pass += r.pass;
+  total.fail += r.fail || (r.code !== 0 ? 1 : 0);
+  total.skipped += r.skipped;
+}
+console.log(`\n${total.pass} passed, ${total.fail} failed, ${total.skipped} skipped`);
+process.exit(total.fail > 0 ? 1 : 0);

@@ -1,0 +1,64 @@
+import { randomBytes } from "node:crypto";
+import { parseArgs } from "node:util";
+import { createSystemClock } from "../lib/clock.js";
+import { createIdGenerator } from "../lib/ids.js";
+import { openPostgresStores } from "../store/postgres/open-postgres-stores.js";
+import { readDatabaseConfigOrExit } from "./read-database-config.js";
+
+const usage = `usage:
+  npm run keys -- create --merchant <id> [--name <display name>]   prints a new key once
+  npm run keys -- list                                             ids, merchants, prefixes, state
+  npm run keys -- revoke <key id>`;
+
+/** newApiKey makes a key: a recognisable prefix and 256 random bits. */
+export function newApiKey(): string {
+  return `sk_live_${randomBytes(32).toString("base64url")}`;
+}
+
+const { positionals, values } = parseArgs({
+  args: process.argv.slice(2),
+  allowPositionals: true,
+  options: { merchant: { type: "string" }, name: { type: "string" } },
+});
+const [command, ...rest] = positionals;
+if (!command || !["create", "list", "revoke"].includes(command)) {
+  process.stderr.write(`${usage}\n`);
+  process.exit(2);
+}
+
+const database = readDatabaseConfigOrExit(process.env);
+const clock = createSystemClock();
+const stores = await openPostgresStores({ ...database, migrate: database.migrateOnStart, clock, ids: createIdGenerator(clock) });
+let exitCode = 0;
+try {
+  if (command === "create") {
+    const merchant = values.merchant ?? "";
+    if (!/^[A-Za-z0-9_.-]{1,64}$/.test(merchant)) {
+      process.stderr.write(`--merchant must be 1-64 of A-Z a-z 0-9 _ . -\n${usage}\n`);
+      exitCode = 2;
+    } else {
+      await stores.apiKeys.ensureMerchant(merchant, values.name ?? merchant);
+      const key = newApiKey();
+      const record = await stores.apiKeys.addKey(merchant, key);
+      // The only time the key is ever shown: only its hash is stored.
+      process.stdout.write(`merchant: ${merchant}\nkey id:   ${record.id}\napi key:  ${key}\n`);
+      process.stderr.write("Store the key now: it cannot be shown again.\n");
+    }
+  } else if (command === "list") {
+    for (const key of await stores.apiKeys.listKeys()) {
+      const state = key.revokedAt ? `revoked ${key.revokedAt.toISOString()}` : "active";
+      process.stdout.write(`${key.id}\t${key.merchantId}\t${key.keyPrefix}…\t${key.createdAt.toISOString()}\t${state}\n`);
+    }
+  } else {
+    const id = rest[0] ?? "";
+    if (await stores.apiKeys.revokeKey(id)) {
+      process.stdout.write(`revoked ${id}\n`);
+    } else {
+      process.stderr.write(`no active key with id ${JSON.stringify(id)}\n`);
+      exitCode = 1;
+    }
+  }
+} finally {
+  await stores.close();
+}
+process.exit(exitCode);

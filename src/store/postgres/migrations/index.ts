@@ -1,0 +1,4 @@
+import { Migration20261121000000_initial } from "./Migration20261121000000_initial.js";
+
+/** Every migration, oldest first. Listed, not discovered, so no file globbing at run time. */
+export const migrations = [Migration20261121000000_initial];

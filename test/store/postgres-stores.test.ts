@@ -1,0 +1,54 @@
+import { after, before, describe } from "node:test";
+import { createSystemClock } from "../../src/lib/clock.js";
+import { createIdGenerator } from "../../src/lib/ids.js";
+import { openPostgresStores, type PostgresStores } from "../../src/store/postgres/open-postgres-stores.js";
+import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../support/postgres.js";
+import { contractMerchants, paymentIntentStoreContract } from "./payment-intent-store-contract.js";
+
+const unavailable = await postgresUnavailable();
+
+if (unavailable) {
+  describe("postgres stores: store contract", { skip: unavailable }, () => {});
+} else {
+  // One fresh database for this run, emptied before every test: the contract
+  // asks for empty stores each time, and a database per test would be slow.
+  let database: TestDatabase;
+  let stores: PostgresStores;
+  let emptyTables: () => Promise<void>;
+
+  before(async () => {
+    database = await createTestDatabase();
+    const clock = createSystemClock();
+    stores = await openPostgresStores({
+      url: database.url,
+      poolMax: 10,
+      statementTimeoutMs: 5000,
+      migrate: true,
+      clock,
+      ids: createIdGenerator(clock),
+    });
+    const pg = (await import("pg")).default;
+    emptyTables = async () => {
+      const client = new pg.Client({ connectionString: database.url });
+      await client.connect();
+      try {
+        await client.query(
+          "truncate payment_intent_splits, payment_intent_methods, payment_intents, settlement_accounts, api_keys, merchants",
+        );
+      } finally {
+        await client.end();
+      }
+    };
+  });
+
+  after(async () => {
+    await stores?.close();
+    await database?.drop();
+  });
+
+  paymentIntentStoreContract("postgres stores", async () => {
+    await emptyTables();
+    for (const merchantId of Object.values(contractMerchants)) await stores.apiKeys.ensureMerchant(merchantId, merchantId);
+    return { intents: stores.intents, accounts: stores.accounts };
+  });
+}

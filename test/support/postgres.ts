@@ -1,0 +1,72 @@
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+
+/**
+ * Where the PostgreSQL suites connect: TEST_DATABASE_URL, or the local server
+ * (trust auth) that this project's machines run.
+ */
+export const adminUrl = process.env.TEST_DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres";
+
+let availability: Promise<string | undefined> | undefined;
+
+/**
+ * postgresUnavailable resolves to undefined when a server answers, else to the
+ * reason. With REQUIRE_POSTGRES=1 (CI) an absent server is an error instead of
+ * a skip, so a broken database can never pass as "skipped".
+ */
+export function postgresUnavailable(): Promise<string | undefined> {
+  availability ??= (async () => {
+    const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 2000 });
+    try {
+      await client.connect();
+      await client.query("select 1");
+      return undefined;
+    } catch (error) {
+      const reason = `PostgreSQL not reachable at ${redact(adminUrl)}: ${(error as Error).message}`;
+      if (process.env.REQUIRE_POSTGRES === "1") throw new Error(`${reason} (REQUIRE_POSTGRES=1)`);
+      process.stderr.write(`# skipping PostgreSQL tests: ${reason}\n`);
+      return reason;
+    } finally {
+      await client.end().catch(() => {});
+    }
+  })();
+  return availability;
+}
+
+export interface TestDatabase {
+  url: string;
+  name: string;
+  drop(): Promise<void>;
+}
+
+/** createTestDatabase makes an empty database test_<random>, so runs never see each other's rows. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const name = `test_${randomBytes(6).toString("hex")}`;
+  await adminQuery(`create database ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    name,
+    drop: async () => {
+      await adminQuery(`drop database if exists ${name} with (force)`);
+    },
+  };
+}
+
+/** adminQuery runs one statement on the admin database. */
+export async function adminQuery(sql: string, params: unknown[] = []): Promise<pg.QueryResult> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    return await client.query(sql, params);
+  } finally {
+    await client.end();
+  }
+}
+
+function redact(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = "***";
+  return parsed.toString();
+}

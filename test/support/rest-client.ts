@@ -1,0 +1,277 @@
+import assert from "node:assert/strict";
+import type { TestServer } from "./test-server.js";
+
+/** The §2.2 payment method object. */
+export interface PaymentMethodJson {
+  id: string;
+  type: string;
+  attributes: { name: string }[];
+}
+
+/** The §2.3 split object. */
+export interface SettlementSplitJson {
+  settlementAccountId: string;
+  splitAmount: string;
+}
+
+/** The §2.4 settlement account object. */
+export interface SettlementAccountJson {
+  id: string;
+  accountName: string;
+  accountNumber: string;
+  bankName: string;
+  bankCode: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The §2.1 create response. */
+export interface PaymentIntentJson {
+  id: string;
+  amount: string;
+  totalAmount: string;
+  currency: string;
+  receiptEmail: string;
+  customerEmail: string;
+  country: string;
+  status: string;
+  checkoutLink: string;
+  clientReference: string;
+  paymentMethods: PaymentMethodJson[];
+  callbackUrl: string | null;
+  transaction: string | null;
+  meta: unknown[];
+  settlementAccounts: SettlementSplitJson[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A §4.2 list item: §2.1 without settlementAccounts, plus settlementAccount. */
+export interface PaymentIntentListItemJson extends Omit<PaymentIntentJson, "settlementAccounts"> {
+  settlementAccount: SettlementAccountJson | null;
+}
+
+export interface PaymentIntentListJson {
+  paymentIntents: PaymentIntentListItemJson[];
+  nextPageToken?: string;
+}
+
+/** The §7 error body. */
+export interface ErrorJson {
+  status: number;
+  title: string;
+  message: string;
+}
+
+/** Keys §2.1 allows in a create response. */
+export const paymentIntentKeys = [
+  "id",
+  "amount",
+  "totalAmount",
+  "currency",
+  "receiptEmail",
+  "customerEmail",
+  "country",
+  "status",
+  "checkoutLink",
+  "clientReference",
+  "paymentMethods",
+  "callbackUrl",
+  "transaction",
+  "meta",
+  "settlementAccounts",
+  "createdAt",
+  "updatedAt",
+] as const;
+
+/** Keys a list item may carry (§4.2 and the note under §2.4). */
+export const paymentIntentListItemKeys = [
+  ...paymentIntentKeys.filter((key) => key !== "settlementAccounts"),
+  "settlementAccount",
+] as const;
+
+/** Keys §2.4 allows in a settlement account. */
+export const settlementAccountKeys = [
+  "id",
+  "accountName",
+  "accountNumber",
+  "bankName",
+  "bankCode",
+  "createdAt",
+  "updatedAt",
+] as const;
+
+export const paymentIntentIdPattern = /^pi_[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+export const settlementAccountIdPattern = /^sa_[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+/** RFC 3339 UTC with milliseconds, as the issue fixes it. */
+export const timestampPattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** checkoutLinkPattern: ${PUBLIC_URL}/checkout/<token>, the token at least 128 bits of base64url. */
+export function checkoutLinkPattern(server: TestServer): RegExp {
+  return new RegExp(`^${escapeRegExp(server.url)}/checkout/[A-Za-z0-9_-]{22,}$`);
+}
+
+/** What the catalogue shows for each method the test server enables (processor "paystack"). */
+export const paymentMethodViews = {
+  card: { id: "pm_card", type: "card", attributes: [{ name: "Visa" }, { name: "Mastercard" }, { name: "Verve" }] },
+  bank_transfer: { id: "pm_bank_transfer", type: "bank_transfer", attributes: [{ name: "Virtual account" }] },
+  ussd: { id: "pm_ussd", type: "ussd", attributes: [{ name: "USSD code" }] },
+  paystack: { id: "pm_paystack", type: "paystack", attributes: [{ name: "paystack" }] },
+} satisfies Record<string, PaymentMethodJson>;
+
+/** Every enabled method in catalogue order: what an omitted paymentMethod allows. */
+export const allPaymentMethodViews: PaymentMethodJson[] = [
+  paymentMethodViews.card,
+  paymentMethodViews.bank_transfer,
+  paymentMethodViews.ussd,
+  paymentMethodViews.paystack,
+];
+
+/** The HTTP reason phrases the error titles must carry (§7). */
+export const reasonPhrases: Record<number, string> = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  409: "Conflict",
+  413: "Payload Too Large",
+  415: "Unsupported Media Type",
+};
+
+/** RestResponse is a finished response with its body read. */
+export interface RestResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+export interface RestRequestOptions {
+  /** Whose key to send; merchantA when neither this nor authorization is given. */
+  merchant?: string;
+  /** The exact Authorization header, or null to send none. Wins over merchant. */
+  authorization?: string | null;
+  /** A body to send as JSON. */
+  json?: unknown;
+  /** A body to send byte for byte (wins over json). */
+  raw?: string | Uint8Array;
+  /** Content-Type; application/json when a body is sent, null sends none. */
+  contentType?: string | null;
+}
+
+/**
+ * RestClient sends real HTTP requests to a test server's REST API. Paths are
+ * relative to the base path ("/v2/payment-intents"); a full URL is used as is.
+ */
+export interface RestClient {
+  request(method: string, path: string, options?: RestRequestOptions): Promise<RestResponse>;
+  createIntent(body: unknown, merchant?: string): Promise<RestResponse>;
+  listIntents(query?: Record<string, string> | string, merchant?: string): Promise<RestResponse>;
+  getIntent(id: string, merchant?: string): Promise<RestResponse>;
+  deleteIntent(id: string, merchant?: string): Promise<RestResponse>;
+  createAccount(body: unknown, merchant?: string): Promise<RestResponse>;
+  listAccounts(merchant?: string): Promise<RestResponse>;
+}
+
+/** createRestClient binds the helpers to one server. */
+export function createRestClient(server: TestServer): RestClient {
+  async function request(method: string, path: string, options: RestRequestOptions = {}): Promise<RestResponse> {
+    const headers: Record<string, string> = {};
+    const authorization = options.authorization === undefined ? server.bearer(options.merchant) : options.authorization;
+    if (authorization !== null) headers["authorization"] = authorization;
+    let body: Uint8Array | undefined;
+    if (options.raw !== undefined) body = typeof options.raw === "string" ? Buffer.from(options.raw) : options.raw;
+    else if (options.json !== undefined) body = Buffer.from(JSON.stringify(options.json));
+    // A Uint8Array body gets no default Content-Type from fetch, so null really sends none.
+    const contentType = options.contentType === undefined ? (body ? "application/json" : null) : options.contentType;
+    if (contentType !== null) headers["content-type"] = contentType;
+    const url = /^https?:/.test(path) ? path : `${server.restUrl}${path}`;
+    const res = await fetch(url, { method, headers, body });
+    return { status: res.status, headers: res.headers, text: await res.text() };
+  }
+
+  return {
+    request,
+    createIntent: (body, merchant) => request("POST", "/v2/payment-intents", { json: body, merchant }),
+    listIntents(query = {}, merchant) {
+      const search = typeof query === "string" ? query : new URLSearchParams(query).toString();
+      return request("GET", `/v2/payment-intents${search === "" ? "" : `?${search}`}`, { merchant });
+    },
+    getIntent: (id, merchant) => request("GET", `/v2/payment-intents/${encodeURIComponent(id)}`, { merchant }),
+    deleteIntent: (id, merchant) => request("DELETE", `/v2/payment-intents/${encodeURIComponent(id)}`, { merchant }),
+    createAccount: (body, merchant) => request("POST", "/v2/settlement-accounts", { json: body, merchant }),
+    listAccounts: (merchant) => request("GET", "/v2/settlement-accounts", { merchant }),
+  };
+}
+
+/**
+ * expectJson asserts the status and a JSON Content-Type and returns the parsed
+ * body. The failure message carries the body, so a wrong status explains itself.
+ */
+export function expectJson<T>(res: RestResponse, status: number): T {
+  assert.equal(res.status, status, `expected HTTP ${status}, got ${res.status}: ${res.text}`);
+  assert.match(res.headers.get("content-type") ?? "", /^application\/json(;|$)/);
+  return JSON.parse(res.text) as T;
+}
+
+/**
+ * expectError asserts a §7 error reply: exactly {status, title, message}, with
+ * status equal to the HTTP code, title its reason phrase, and a message that
+ * matches (for validation errors: names the field). Returns the message.
+ */
+export function expectError(res: RestResponse, status: number, message: RegExp): string {
+  const body = expectJson<ErrorJson>(res, status);
+  assert.equal(typeof body.message, "string", res.text);
+  assert.match(body.message, message);
+  assert.deepEqual(body, { status, title: reasonPhrases[status], message: body.message });
+  return body.message;
+}
+
+/** assertOnlyKeys fails when value has a key outside allowed. */
+export function assertOnlyKeys(value: object, allowed: readonly string[], what: string): void {
+  const extra = Object.keys(value).filter((key) => !allowed.includes(key));
+  assert.deepEqual(extra, [], `${what} has keys outside the contract: ${extra.join(", ")}`);
+}
+
+/**
+ * redactIntent checks the formats of the generated id and checkoutLink of a
+ * create response or list item, and replaces them with "<id>" and
+ * "<checkoutLink>" so the rest of the body can be compared exactly.
+ */
+export function redactIntent<T extends { id: string; checkoutLink: string; createdAt: string; updatedAt: string }>(
+  server: TestServer,
+  intent: T,
+): T {
+  assert.match(intent.id, paymentIntentIdPattern);
+  assert.match(intent.checkoutLink, checkoutLinkPattern(server));
+  assert.match(intent.createdAt, timestampPattern);
+  assert.match(intent.updatedAt, timestampPattern);
+  return { ...intent, id: "<id>", checkoutLink: "<checkoutLink>" };
+}
+
+/** listItemOf is what the list (and GET) must show for a created intent with the given account. */
+export function listItemOf(
+  intent: PaymentIntentJson,
+  settlementAccount: SettlementAccountJson | null,
+): PaymentIntentListItemJson {
+  const { settlementAccounts: _splits, ...rest } = intent;
+  return { ...rest, settlementAccount };
+}
+
+/** parseNextLink reads the target of a Link header's rel="next" entry (RFC 8288). */
+export function parseNextLink(link: string | null): string | undefined {
+  if (link === null) return undefined;
+  const match = /<([^>]*)>\s*;\s*rel="?next"?/.exec(link);
+  return match?.[1];
+}
+
+let referenceCounter = 0;
+
+/** uniqueReference makes a clientReference no other test in the process uses. */
+export function uniqueReference(prefix = "ref"): string {
+  referenceCounter += 1;
+  return `${prefix}-${process.pid}-${referenceCounter}`;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}

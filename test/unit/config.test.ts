@@ -1,0 +1,128 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { ConfigError, readConfig, type Config } from "../../src/config.js";
+
+const goodKeyA = "sk_test_0123456789abcdefA";
+const goodKeyB = "sk_test_0123456789abcdefB";
+
+/** Asserts readConfig refuses env with a ConfigError that starts with the variable's name. */
+function assertRefused(env: Record<string, string>, variable: string): ConfigError {
+  let caught: unknown;
+  assert.throws(
+    () => readConfig(env),
+    (error: unknown) => {
+      caught = error;
+      return error instanceof ConfigError;
+    },
+  );
+  const error = caught as ConfigError;
+  assert.ok(error.message.startsWith(`${variable}=`), `message does not name ${variable}: ${error.message}`);
+  return error;
+}
+
+describe("readConfig", () => {
+  /** The settings this suite covers; other settings have their own tests. */
+  const core = ({ host, port, basePath, publicUrl, apiKeys, processors, pageTokenSecret, maxBodyBytes }: Config) =>
+    ({ host, port, basePath, publicUrl, apiKeys, processors, pageTokenSecret, maxBodyBytes });
+
+  it("uses the defaults for an empty environment", () => {
+    assert.deepEqual(core(readConfig({})), {
+      host: "127.0.0.1",
+      port: 8080,
+      basePath: "/v1",
+      publicUrl: "http://127.0.0.1:8080",
+      apiKeys: undefined,
+      processors: [],
+      pageTokenSecret: undefined,
+      maxBodyBytes: 64 * 1024,
+    });
+  });
+
+  it("reads every variable", () => {
+    const secret = "s".repeat(32);
+    assert.deepEqual(
+      core(readConfig({
+        HOST: "0.0.0.0",
+        PORT: "0",
+        BASE_PATH: "",
+        PUBLIC_URL: "https://pay.example.com/",
+        API_KEYS: ` merchantA:${goodKeyA} , merchant.b-2:${goodKeyB}`,
+        PAYMENT_PROCESSORS: "paystack, flutterwave ,",
+        PAGE_TOKEN_SECRET: secret,
+      })),
+      {
+        host: "0.0.0.0",
+        port: 0,
+        basePath: "",
+        publicUrl: "https://pay.example.com",
+        apiKeys: [
+          { merchantId: "merchantA", key: goodKeyA },
+          { merchantId: "merchant.b-2", key: goodKeyB },
+        ],
+        processors: ["paystack", "flutterwave"],
+        pageTokenSecret: secret,
+        maxBodyBytes: 64 * 1024,
+      },
+    );
+  });
+
+  const derivedUrls: { env: Record<string, string>; want: string }[] = [
+    { env: { PORT: "9000" }, want: "http://127.0.0.1:9000" },
+    { env: { HOST: "::1", PORT: "9000" }, want: "http://[::1]:9000" },
+    { env: { PUBLIC_URL: "http://localhost:3000" }, want: "http://localhost:3000" },
+  ];
+  for (const { env, want } of derivedUrls) {
+    it(`sets publicUrl ${want} for ${JSON.stringify(env)}`, () => {
+      assert.equal(readConfig(env).publicUrl, want);
+    });
+  }
+
+  it("accepts nested base paths and unset API_KEYS spelled as blank", () => {
+    assert.equal(readConfig({ BASE_PATH: "/api/v1" }).basePath, "/api/v1");
+    assert.equal(readConfig({ API_KEYS: "  " }).apiKeys, undefined);
+  });
+
+  const bad: { name: string; env: Record<string, string>; variable: string }[] = [
+    { name: "PORT=abc", env: { PORT: "abc" }, variable: "PORT" },
+    { name: "PORT=70000", env: { PORT: "70000" }, variable: "PORT" },
+    { name: "PORT=-1", env: { PORT: "-1" }, variable: "PORT" },
+    { name: "PORT=80.5", env: { PORT: "80.5" }, variable: "PORT" },
+    { name: "BASE_PATH=v1", env: { BASE_PATH: "v1" }, variable: "BASE_PATH" },
+    { name: "BASE_PATH=/v1/", env: { BASE_PATH: "/v1/" }, variable: "BASE_PATH" },
+    { name: "BASE_PATH=/", env: { BASE_PATH: "/" }, variable: "BASE_PATH" },
+    { name: "BASE_PATH=/v 1", env: { BASE_PATH: "/v 1" }, variable: "BASE_PATH" },
+    { name: "PUBLIC_URL=ftp://x", env: { PUBLIC_URL: "ftp://x" }, variable: "PUBLIC_URL" },
+    { name: "PUBLIC_URL=pay.example.com", env: { PUBLIC_URL: "pay.example.com" }, variable: "PUBLIC_URL" },
+    { name: "PUBLIC_URL with a query", env: { PUBLIC_URL: "https://pay.example.com?x=1" }, variable: "PUBLIC_URL" },
+    { name: "API_KEYS=nocolon", env: { API_KEYS: "nocolon" }, variable: "API_KEYS" },
+    { name: "API_KEYS=a:short", env: { API_KEYS: "a:short" }, variable: "API_KEYS" },
+    { name: "API_KEYS with an empty merchant", env: { API_KEYS: `:${goodKeyA}` }, variable: "API_KEYS" },
+    { name: "API_KEYS with a bad merchant name", env: { API_KEYS: `mer chant:${goodKeyA}` }, variable: "API_KEYS" },
+    { name: "API_KEYS with an empty entry", env: { API_KEYS: `a:${goodKeyA},` }, variable: "API_KEYS" },
+    { name: "API_KEYS with a duplicate key", env: { API_KEYS: `a:${goodKeyA},b:${goodKeyA}` }, variable: "API_KEYS" },
+    { name: "PAYMENT_PROCESSORS=Card!", env: { PAYMENT_PROCESSORS: "Card!" }, variable: "PAYMENT_PROCESSORS" },
+    { name: "PAYMENT_PROCESSORS=card (a built-in)", env: { PAYMENT_PROCESSORS: "card" }, variable: "PAYMENT_PROCESSORS" },
+    { name: "PAYMENT_PROCESSORS with a duplicate", env: { PAYMENT_PROCESSORS: "paystack,paystack" }, variable: "PAYMENT_PROCESSORS" },
+    { name: "PAGE_TOKEN_SECRET=short", env: { PAGE_TOKEN_SECRET: "short" }, variable: "PAGE_TOKEN_SECRET" },
+  ];
+  for (const { name, env, variable } of bad) {
+    it(`refuses ${name} with a ConfigError naming ${variable}`, () => {
+      assertRefused(env, variable);
+    });
+  }
+
+  // Configuration errors end up in logs: they must not carry the secrets.
+  const secrets: { name: string; env: Record<string, string>; variable: string; secret: string }[] = [
+    { name: "a key given without a merchant", env: { API_KEYS: goodKeyA }, variable: "API_KEYS", secret: goodKeyA.slice(0, 12) },
+    { name: "a key after an empty merchant", env: { API_KEYS: `:${goodKeyA}` }, variable: "API_KEYS", secret: goodKeyA },
+    { name: "a short key", env: { API_KEYS: "a:short-secret" }, variable: "API_KEYS", secret: "short-secret" },
+    { name: "a duplicate key", env: { API_KEYS: `a:${goodKeyA},b:${goodKeyA}` }, variable: "API_KEYS", secret: goodKeyA },
+    { name: "a short page-token secret", env: { PAGE_TOKEN_SECRET: "hunter2-hunter2" }, variable: "PAGE_TOKEN_SECRET", secret: "hunter2" },
+  ];
+  for (const { name, env, variable, secret } of secrets) {
+    it(`does not echo ${name} in the error`, () => {
+      const error = assertRefused(env, variable);
+      assert.ok(!error.message.includes(secret), `message leaks the secret: ${error.message}`);
+    });
+  }
+});

@@ -1,8 +1,6 @@
 import { after, before, describe } from "node:test";
-import { createSystemClock } from "../../src/lib/clock.js";
-import { createIdGenerator } from "../../src/lib/ids.js";
-import { openPostgresStores, type PostgresStores } from "../../src/store/postgres/open-postgres-stores.js";
-import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../support/postgres.js";
+import type { PostgresStores } from "../../src/store/postgres/open-postgres-stores.js";
+import { createTestDatabase, openMigratedStores, postgresUnavailable, queryDatabase, type TestDatabase } from "../support/postgres.js";
 import { contractMerchants, paymentIntentStoreContract } from "./payment-intent-store-contract.js";
 
 const unavailable = await postgresUnavailable();
@@ -18,26 +16,12 @@ if (unavailable) {
 
   before(async () => {
     database = await createTestDatabase();
-    const clock = createSystemClock();
-    stores = await openPostgresStores({
-      url: database.url,
-      poolMax: 10,
-      statementTimeoutMs: 5000,
-      migrate: true,
-      clock,
-      ids: createIdGenerator(clock),
-    });
-    const pg = (await import("pg")).default;
+    stores = await openMigratedStores(database.url);
     emptyTables = async () => {
-      const client = new pg.Client({ connectionString: database.url });
-      await client.connect();
-      try {
-        await client.query(
-          "truncate payment_intent_splits, payment_intent_methods, payment_intents, settlement_accounts, api_keys, merchants",
-        );
-      } finally {
-        await client.end();
-      }
+      await queryDatabase(
+        database.url,
+        "truncate payment_intent_splits, payment_intent_methods, payment_intents, settlement_accounts, api_keys, merchants",
+      );
     };
   });
 

@@ -1,5 +1,8 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
+import { createSystemClock, type Clock } from "../../src/lib/clock.js";
+import { createIdGenerator } from "../../src/lib/ids.js";
+import { openPostgresStores, type PostgresStores } from "../../src/store/postgres/open-postgres-stores.js";
 
 /**
  * Where the PostgreSQL suites connect: TEST_DATABASE_URL, or the local server
@@ -54,15 +57,46 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   };
 }
 
-/** adminQuery runs one statement on the admin database. */
-export async function adminQuery(sql: string, params: unknown[] = []): Promise<pg.QueryResult> {
-  const client = new pg.Client({ connectionString: adminUrl });
+/** queryDatabase runs one statement on the database at url, on a connection of its own. */
+export async function queryDatabase<R extends pg.QueryResultRow = Record<string, unknown>>(
+  url: string,
+  sql: string,
+  params: unknown[] = [],
+): Promise<pg.QueryResult<R>> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
   await client.connect();
   try {
-    return await client.query(sql, params);
+    return await client.query<R>(sql, params);
   } finally {
     await client.end();
   }
+}
+
+/** adminQuery runs one statement on the admin database. */
+export function adminQuery<R extends pg.QueryResultRow = Record<string, unknown>>(
+  sql: string,
+  params: unknown[] = [],
+): Promise<pg.QueryResult<R>> {
+  return queryDatabase<R>(adminUrl, sql, params);
+}
+
+export interface MigratedStoresOptions {
+  poolMax?: number;
+  statementTimeoutMs?: number;
+  clock?: Clock;
+}
+
+/** openMigratedStores opens the PostgreSQL stores on url with every migration applied. */
+export function openMigratedStores(url: string, options: MigratedStoresOptions = {}): Promise<PostgresStores> {
+  const clock = options.clock ?? createSystemClock();
+  return openPostgresStores({
+    url,
+    poolMax: options.poolMax ?? 10,
+    statementTimeoutMs: options.statementTimeoutMs ?? 5000,
+    migrate: true,
+    clock,
+    ids: createIdGenerator(clock),
+  });
 }
 
 function redact(url: string): string {

@@ -12,8 +12,7 @@ import { createMemorySettlementAccountStore } from "../../src/store/memory/memor
 import type { PaymentIntentStore } from "../../src/store/payment-intent-store.js";
 import type { SettlementAccountStore } from "../../src/store/settlement-account-store.js";
 import type { ApiKeyVerifier } from "../../src/auth/api-key-verifier.js";
-import { openPostgresStores } from "../../src/store/postgres/open-postgres-stores.js";
-import { createTestDatabase } from "./postgres.js";
+import { createTestDatabase, openMigratedStores } from "./postgres.js";
 
 export interface TestServer extends ListeningServer {
   /** REST root: url + basePath, e.g. http://127.0.0.1:41234/v1 */
@@ -61,14 +60,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   let closeStores = async () => {};
   if ((options.store ?? testStoreKind) === "postgres" && !options.intents && !options.accounts) {
     const database = await createTestDatabase();
-    const stores = await openPostgresStores({
-      url: database.url,
-      poolMax: 10,
-      statementTimeoutMs: 5000,
-      migrate: true,
-      clock,
-      ids: createIdGenerator(clock),
-    });
+    const stores = await openMigratedStores(database.url, { clock });
     for (const { merchantId, key } of entries) await stores.apiKeys.addKey(merchantId, key);
     ({ intents, accounts } = stores);
     verifier = stores.apiKeys;

@@ -1,0 +1,91 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+/** The repository root, where `--import tsx src/main.ts` resolves. */
+const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
+
+export interface ServerProcess {
+  readonly child: ChildProcess;
+  /** The listening URL the process logged. */
+  readonly url: string;
+  /** Everything the process wrote to stderr so far, for failure messages. */
+  stderr(): string;
+  /** Resolves with the exit code or signal once the process has exited. */
+  readonly exited: Promise<string>;
+  /** Ends the process: SIGTERM, then SIGKILL if it is still there after a while. */
+  stop(): Promise<void>;
+}
+
+export interface ServerProcessOptions {
+  databaseUrl: string;
+  /** API_KEYS: "merchant:key,…". */
+  apiKeys: string;
+  /** How long to wait for the "listening" log line. */
+  startTimeoutMs?: number;
+  env?: Record<string, string>;
+}
+
+/**
+ * startServerProcess runs src/main.ts as a real server process on 127.0.0.1
+ * port 0 and resolves once it has logged its listening URL (one JSON line on
+ * stderr); it rejects, with the stderr so far, if the process exits or stays
+ * silent past the timeout.
+ */
+export function startServerProcess(options: ServerProcessOptions): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+    cwd: repoRoot,
+    env: {
+      ...process.env,
+      DATABASE_URL: options.databaseUrl,
+      API_KEYS: options.apiKeys,
+      PORT: "0",
+      HOST: "127.0.0.1",
+      ...options.env,
+    },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  const exited = new Promise<string>((resolve) => {
+    child.once("exit", (code, signal) => resolve(signal ?? String(code)));
+  });
+  const alive = () => child.exitCode === null && child.signalCode === null;
+  const stop = async () => {
+    if (!alive()) return;
+    child.kill("SIGTERM");
+    const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
+    await exited;
+    clearTimeout(timer);
+  };
+
+  return new Promise<ServerProcess>((resolve, reject) => {
+    let pending = "";
+    const timer = setTimeout(() => {
+      void stop();
+      reject(new Error(`server did not start within ${options.startTimeoutMs ?? 20_000} ms; stderr:\n${stderr}`));
+    }, options.startTimeoutMs ?? 20_000);
+    child.stderr!.setEncoding("utf8");
+    child.stderr!.on("data", (chunk: string) => {
+      stderr += chunk;
+      pending += chunk;
+      let newline: number;
+      while ((newline = pending.indexOf("\n")) >= 0) {
+        const line = pending.slice(0, newline);
+        pending = pending.slice(newline + 1);
+        let url: unknown;
+        try {
+          url = (JSON.parse(line) as { url?: unknown }).url;
+        } catch {
+          continue;
+        }
+        if (typeof url === "string") {
+          clearTimeout(timer);
+          resolve({ child, url, stderr: () => stderr, exited, stop });
+        }
+      }
+    });
+    void exited.then((how) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited (${how}) before listening; stderr:\n${stderr}`));
+    });
+  });
+}

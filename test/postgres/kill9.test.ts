@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { createTestDatabase, postgresUnavailable, queryDatabase, type TestDatabase } from "../support/postgres.js";
 import { newApiKey } from "./support/postgres-app.js";
-import { startServerProcess, type ServerProcess } from "./support/server-process.js";
+import { startServerProcess, type ServerProcess } from "../support/server-process.js";
 
 const skip = await postgresUnavailable();
 

@@ -20,7 +20,27 @@ function assertRefused(env: Record<string, string>, variable: string): ConfigErr
   return error;
 }
 
+const dbUrl = "postgres://app:pw@db.internal:5432/payments";
+
 describe("readConfig", () => {
+  it("leaves the database unset without DATABASE_URL: the in-memory stores", () => {
+    assert.equal(readConfig({}).database, undefined);
+  });
+
+  it("reads the database settings with their defaults", () => {
+    assert.deepEqual(readConfig({ DATABASE_URL: dbUrl }).database, {
+      url: dbUrl,
+      migrateOnStart: true,
+      poolMax: 10,
+      statementTimeoutMs: 5000,
+    });
+    assert.deepEqual(
+      readConfig({ DATABASE_URL: dbUrl, MIGRATE_ON_START: "false", DB_POOL_MAX: "25", DB_STATEMENT_TIMEOUT_MS: "1500" })
+        .database,
+      { url: dbUrl, migrateOnStart: false, poolMax: 25, statementTimeoutMs: 1500 },
+    );
+  });
+
   /** The settings this suite covers; other settings have their own tests. */
   const core = ({ host, port, basePath, publicUrl, apiKeys, processors, pageTokenSecret, maxBodyBytes }: Config) =>
     ({ host, port, basePath, publicUrl, apiKeys, processors, pageTokenSecret, maxBodyBytes });
@@ -104,6 +124,16 @@ describe("readConfig", () => {
     { name: "PAYMENT_PROCESSORS=card (a built-in)", env: { PAYMENT_PROCESSORS: "card" }, variable: "PAYMENT_PROCESSORS" },
     { name: "PAYMENT_PROCESSORS with a duplicate", env: { PAYMENT_PROCESSORS: "paystack,paystack" }, variable: "PAYMENT_PROCESSORS" },
     { name: "PAGE_TOKEN_SECRET=short", env: { PAGE_TOKEN_SECRET: "short" }, variable: "PAGE_TOKEN_SECRET" },
+    { name: "DATABASE_URL=mysql://x", env: { DATABASE_URL: "mysql://x/db" }, variable: "DATABASE_URL" },
+    { name: "MIGRATE_ON_START=yes", env: { DATABASE_URL: dbUrl, MIGRATE_ON_START: "yes" }, variable: "MIGRATE_ON_START" },
+    { name: "DB_POOL_MAX=0", env: { DATABASE_URL: dbUrl, DB_POOL_MAX: "0" }, variable: "DB_POOL_MAX" },
+    { name: "DB_POOL_MAX=ten", env: { DATABASE_URL: dbUrl, DB_POOL_MAX: "ten" }, variable: "DB_POOL_MAX" },
+    { name: "DB_STATEMENT_TIMEOUT_MS=50", env: { DATABASE_URL: dbUrl, DB_STATEMENT_TIMEOUT_MS: "50" }, variable: "DB_STATEMENT_TIMEOUT_MS" },
+    {
+      name: "DB_STATEMENT_TIMEOUT_MS=1.5",
+      env: { DATABASE_URL: dbUrl, DB_STATEMENT_TIMEOUT_MS: "1.5" },
+      variable: "DB_STATEMENT_TIMEOUT_MS",
+    },
   ];
   for (const { name, env, variable } of bad) {
     it(`refuses ${name} with a ConfigError naming ${variable}`, () => {
@@ -118,6 +148,7 @@ describe("readConfig", () => {
     { name: "a short key", env: { API_KEYS: "a:short-secret" }, variable: "API_KEYS", secret: "short-secret" },
     { name: "a duplicate key", env: { API_KEYS: `a:${goodKeyA},b:${goodKeyA}` }, variable: "API_KEYS", secret: goodKeyA },
     { name: "a short page-token secret", env: { PAGE_TOKEN_SECRET: "hunter2-hunter2" }, variable: "PAGE_TOKEN_SECRET", secret: "hunter2" },
+    { name: "a database password", env: { DATABASE_URL: "mysql://app:s3cr3t-pw@db/x" }, variable: "DATABASE_URL", secret: "s3cr3t-pw" },
   ];
   for (const { name, env, variable, secret } of secrets) {
     it(`does not echo ${name} in the error`, () => {

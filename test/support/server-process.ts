@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 /** The repository root, where `--import tsx src/main.ts` resolves. */
-const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
+const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 
 export interface ServerProcess {
   readonly child: ChildProcess;
@@ -10,6 +10,8 @@ export interface ServerProcess {
   readonly url: string;
   /** Everything the process wrote to stderr so far, for failure messages. */
   stderr(): string;
+  /** Everything the process wrote to stdout so far (the demo key banner). */
+  stdout(): string;
   /** Resolves with the exit code or signal once the process has exited. */
   readonly exited: Promise<string>;
   /** Ends the process: SIGTERM, then SIGKILL if it is still there after a while. */
@@ -17,9 +19,10 @@ export interface ServerProcess {
 }
 
 export interface ServerProcessOptions {
-  databaseUrl: string;
-  /** API_KEYS: "merchant:key,…". */
-  apiKeys: string;
+  /** DATABASE_URL; unset runs on the in-memory stores. */
+  databaseUrl?: string;
+  /** API_KEYS: "merchant:key,…"; unset makes the server create a demo key. */
+  apiKeys?: string;
   /** How long to wait for the "listening" log line. */
   startTimeoutMs?: number;
   env?: Record<string, string>;
@@ -32,19 +35,21 @@ export interface ServerProcessOptions {
  * silent past the timeout.
  */
 export function startServerProcess(options: ServerProcessOptions): Promise<ServerProcess> {
+  const env: Record<string, string | undefined> = { ...process.env, PORT: "0", HOST: "127.0.0.1", ...options.env };
+  env.DATABASE_URL = options.databaseUrl;
+  env.API_KEYS = options.apiKeys;
+  for (const name of Object.keys(env)) if (env[name] === undefined) delete env[name];
   const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
     cwd: repoRoot,
-    env: {
-      ...process.env,
-      DATABASE_URL: options.databaseUrl,
-      API_KEYS: options.apiKeys,
-      PORT: "0",
-      HOST: "127.0.0.1",
-      ...options.env,
-    },
-    stdio: ["ignore", "ignore", "pipe"],
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
   });
   let stderr = "";
+  let stdout = "";
+  child.stdout!.setEncoding("utf8");
+  child.stdout!.on("data", (chunk: string) => {
+    stdout += chunk;
+  });
   const exited = new Promise<string>((resolve) => {
     child.once("exit", (code, signal) => resolve(signal ?? String(code)));
   });
@@ -79,7 +84,7 @@ export function startServerProcess(options: ServerProcessOptions): Promise<Serve
         }
         if (typeof url === "string") {
           clearTimeout(timer);
-          resolve({ child, url, stderr: () => stderr, exited, stop });
+          resolve({ child, url, stderr: () => stderr, stdout: () => stdout, exited, stop });
         }
       }
     });

@@ -10,6 +10,7 @@ import { createSettlementAccountService } from "../service/settlement-account-se
 import type { PaymentIntentStore } from "../store/payment-intent-store.js";
 import type { SettlementAccountStore } from "../store/settlement-account-store.js";
 import { createHandler } from "./create-handler.js";
+import type { HttpRoute } from "./http-route.js";
 import type { NodeHandler } from "./node-http.js";
 
 export interface AppOptions {
@@ -27,6 +28,8 @@ export interface AppOptions {
   /** Signs page tokens; instances that share a database must share it. */
   pageTokenSecret: string;
   maxBodyBytes: number;
+  /** Plain HTTP endpoints served beside the API (pages, health, metrics). */
+  httpRoutes?: readonly HttpRoute[];
 }
 
 /**
@@ -57,5 +60,6 @@ export function createApp(options: AppOptions): NodeHandler {
     basePath: options.basePath,
     maxBodyBytes: options.maxBodyBytes,
     logger: options.logger,
+    httpRoutes: options.httpRoutes,
   });
 }

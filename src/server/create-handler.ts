@@ -14,6 +14,7 @@ import { createSettlementAccountHandlers } from "../transport/connect/settlement
 import { paymentMethodAdapter } from "../transport/rest/payment-method-adapter.js";
 import { createRestGateway, restImplementationKey, type UnaryMethodImpl } from "../transport/rest/rest-gateway.js";
 import { createRouteTable } from "../transport/rest/route-table.js";
+import { pathOf, type HttpRoute } from "./http-route.js";
 import type { NodeHandler } from "./node-http.js";
 
 
@@ -26,13 +27,16 @@ export interface HandlerOptions {
   /** Largest request body, REST and RPC alike. */
   maxBodyBytes: number;
   logger: Logger;
+  /** Plain HTTP endpoints tried before the REST gateway. */
+  httpRoutes?: readonly HttpRoute[];
 }
 
 /**
  * createHandler builds the one request handler behind the port: gRPC,
  * gRPC-Web and Connect are served by connect-node from the generated service
- * descriptors; every other path falls through to the REST gateway, which calls
- * the very same handler functions in process.
+ * descriptors; every other path goes to the first matching plain HTTP route,
+ * else to the REST gateway, which calls the very same handler functions in
+ * process.
  */
 export function createHandler(options: HandlerOptions): NodeHandler {
   const services: { service: DescService; impl: ServiceImpl<DescService> }[] = [
@@ -51,6 +55,7 @@ export function createHandler(options: HandlerOptions): NodeHandler {
     }
   }
 
+  const httpRoutes = options.httpRoutes ?? [];
   const rest = createRestGateway({
     routes: createRouteTable(services.map((s) => s.service)),
     implementations,
@@ -59,10 +64,7 @@ export function createHandler(options: HandlerOptions): NodeHandler {
     maxBodyBytes: options.maxBodyBytes,
     adapters: new Map([paymentMethodAdapter]),
     onInternalError: (error, req) =>
-      options.logger.error(
-        { method: req.method, path: req.url, err: error instanceof Error ? { message: error.message, stack: error.stack } : String(error) },
-        "unexpected error in REST request",
-      ),
+      options.logger.error({ method: req.method, path: req.url, err: describeError(error) }, "unexpected error in REST request"),
   });
 
   const handler = connectNodeAdapter({
@@ -73,7 +75,24 @@ export function createHandler(options: HandlerOptions): NodeHandler {
     // Unknown JSON fields are an error over Connect too, as they are over REST.
     jsonOptions: { ignoreUnknownFields: false },
     readMaxBytes: options.maxBodyBytes,
-    fallback: (req, res) => void rest(req, res),
+    fallback: (req, res) => {
+      const path = pathOf(req.url);
+      const route = httpRoutes.find((r) => r.matches(path));
+      if (!route) return void rest(req, res);
+      // A failing page must answer 500, never crash the process.
+      Promise.resolve()
+        .then(() => route.handle(req, res))
+        .catch((error: unknown) => {
+          options.logger.error({ method: req.method, path, err: describeError(error) }, "unexpected error in HTTP route");
+          if (res.headersSent) return void res.destroy();
+          res.writeHead(500, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" });
+          res.end("internal error");
+        });
+    },
   });
   return handler as NodeHandler;
+}
+
+function describeError(error: unknown): unknown {
+  return error instanceof Error ? { message: error.message, stack: error.stack } : String(error);
 }

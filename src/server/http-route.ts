@@ -1,0 +1,19 @@
+import type { NodeRequest, NodeResponse } from "./node-http.js";
+
+/**
+ * HttpRoute is a plain HTTP endpoint served beside the API on the same port:
+ * the checkout pages, health, metrics, the OpenAPI document. Routes are tried
+ * in order before the REST gateway, which answers everything else.
+ */
+export interface HttpRoute {
+  /** Whether this route serves the path (without the query string). */
+  matches(path: string): boolean;
+  handle(req: NodeRequest, res: NodeResponse): void | Promise<void>;
+}
+
+/** pathOf is the path of a request target, without its query. */
+export function pathOf(target: string | undefined): string {
+  const path = target ?? "/";
+  const queryAt = path.indexOf("?");
+  return queryAt < 0 ? path : path.slice(0, queryAt);
+}

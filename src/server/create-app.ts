@@ -3,6 +3,7 @@ import type { Clock } from "../lib/clock.js";
 import type { IdGenerator } from "../lib/ids.js";
 import type { Logger } from "../lib/logger.js";
 import { createPageTokenCodec } from "../service/page-token.js";
+import type { PaymentEvents } from "../service/payment-events.js";
 import { createPaymentIntentService } from "../service/payment-intent-service.js";
 import { createPaymentIntentPresenter } from "../service/payment-intent-view.js";
 import { createPaymentMethodCatalogue } from "../service/payment-method-catalogue.js";
@@ -30,6 +31,8 @@ export interface AppOptions {
   maxBodyBytes: number;
   /** Plain HTTP endpoints served beside the API (pages, health, metrics). */
   httpRoutes?: readonly HttpRoute[];
+  /** Told of every created intent and status change (metrics). */
+  events?: PaymentEvents;
 }
 
 /**
@@ -47,6 +50,7 @@ export function createApp(options: AppOptions): NodeHandler {
     pageTokens: createPageTokenCodec(options.pageTokenSecret),
     clock: options.clock,
     ids: options.ids,
+    events: options.events,
   });
   const settlementAccounts = createSettlementAccountService({
     accounts: options.accounts,

@@ -13,6 +13,7 @@ import type { SettlementAccountStore } from "../store/settlement-account-store.j
 import { checkClientReference, invalid } from "./field-rules.js";
 import { normalizeCreateRequest, type NormalizedCreate } from "./normalize-create-request.js";
 import type { PageTokenCodec } from "./page-token.js";
+import { ignorePaymentEvents, type PaymentEvents } from "./payment-events.js";
 import type { PaymentIntentListItemView, PaymentIntentPresenter, PaymentIntentView } from "./payment-intent-view.js";
 import type { PaymentMethodCatalogue } from "./payment-method-catalogue.js";
 
@@ -58,11 +59,13 @@ export interface PaymentIntentServiceDeps {
   pageTokens: PageTokenCodec;
   clock: Clock;
   ids: IdGenerator;
+  events?: PaymentEvents;
 }
 
 /** createPaymentIntentService wires the rules to their store, clock and ids. */
 export function createPaymentIntentService(deps: PaymentIntentServiceDeps): PaymentIntentService {
   const { intents, accounts, presenter, clock, ids } = deps;
+  const events = deps.events ?? ignorePaymentEvents;
 
   const notFound = (id: string) => new ConnectError(`payment intent ${id} not found`, Code.NotFound);
 
@@ -126,7 +129,10 @@ export function createPaymentIntentService(deps: PaymentIntentServiceDeps): Paym
         deletedAt: null,
       };
       const result = await intents.insert(record);
-      if (result.inserted) return { intent: presenter.toView(result.record), replayed: false };
+      if (result.inserted) {
+        events.created(merchantId, record.id, record.amount);
+        return { intent: presenter.toView(result.record), replayed: false };
+      }
 
       const existing = result.existing;
       if (existing.deletedAt !== null) {
@@ -193,6 +199,7 @@ export function createPaymentIntentService(deps: PaymentIntentServiceDeps): Paym
         if (!now || now.deletedAt !== null) throw notFound(id);
         throw new ConnectError(`payment intent ${id} is ${now.status} and can no longer be deleted`, Code.FailedPrecondition);
       }
+      events.transitioned(merchantId, id, "pending", "cancelled");
       return { status: 200, title: "OK", message: `Payment intent ${id} deleted` };
     },
   };

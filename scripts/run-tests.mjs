@@ -1,6 +1,6 @@
 // npm test: every suite on the in-memory stores (the PostgreSQL-only suites
-// skip themselves when no server answers), then the REST, RPC and server
-// suites once more on PostgreSQL (TEST_STORE=postgres, a fresh database per
+// skip themselves when no server answers), then the REST, RPC, server and
+// checkout suites once more on PostgreSQL (TEST_STORE=postgres, a fresh database per
 // server). REQUIRE_POSTGRES=1 turns "no PostgreSQL" into a failure, as CI wants.
 // Ends with one line: "N passed, N failed, N skipped".
 import { spawn } from "node:child_process";
@@ -70,8 +70,8 @@ if (reason) {
     console.log(`\n# ${message}. Set TEST_DATABASE_URL or start PostgreSQL on 127.0.0.1:5432 to run them.`);
   }
 } else {
-  const transportSuites = all.filter((file) => /^test\/(rest|rpc|server)\//.test(file));
-  results.push(await run("REST, RPC and server suites, PostgreSQL stores", transportSuites, { TEST_STORE: "postgres" }));
+  const transportSuites = all.filter((file) => /^test\/(rest|rpc|server|checkout)\//.test(file));
+  results.push(await run("REST, RPC, server and checkout suites, PostgreSQL stores", transportSuites, { TEST_STORE: "postgres" }));
 }
 
 // A run that exits non-zero without a failing test (a crash, a file that does

@@ -1,3 +1,5 @@
+import { defaultListenLimits, type ListenLimits } from "./server/listen.js";
+import { isLogLevel, logLevels, type LogLevel } from "./observability/log-level.js";
 import { processorNamePattern } from "./service/payment-method-catalogue.js";
 
 /** Config is every setting, read and checked once at start (see README, Configuration). */
@@ -14,6 +16,40 @@ export interface Config {
   maxBodyBytes: number;
   /** Unset: the in-memory stores. */
   database: DatabaseConfig | undefined;
+  /** LOG_LEVEL: the least severe level written. */
+  logLevel: LogLevel;
+  /** METRICS_TOKEN: the bearer token GET /metrics requires; unset, /metrics is open. */
+  metricsToken: string | undefined;
+  /** Timeouts and the HTTP/2 stream cap of the listener. */
+  limits: ListenLimits;
+  /** Per-API-key token bucket; unset when RATE_LIMIT_RPS is 0. */
+  rateLimit: RateLimitConfig | undefined;
+  shutdown: ShutdownConfig;
+  checkout: CheckoutConfig;
+}
+
+/** CheckoutConfig: the customer's payment page and the payment lifecycle. */
+export interface CheckoutConfig {
+  /** CHECKOUT_TTL: how long after creation a pending intent can be paid. */
+  ttlMs: number;
+  /** MAX_PAYMENT_ATTEMPTS: declined attempts after which an intent fails. */
+  maxAttempts: number;
+  /** CHECKOUT_SECRET: signs the checkout forms; unset, a random secret per process. */
+  secret: string | undefined;
+}
+
+/** RateLimitConfig: RATE_LIMIT_RPS and RATE_LIMIT_BURST. */
+export interface RateLimitConfig {
+  ratePerSecond: number;
+  burst: number;
+}
+
+/** ShutdownConfig: what SIGTERM and SIGINT do (README, Health and operations). */
+export interface ShutdownConfig {
+  /** Time to keep serving with /readyz at 503, so balancers stop sending traffic first. */
+  delayMs: number;
+  /** Longest requests in flight may take to finish once the port is closed. */
+  graceMs: number;
 }
 
 /** DatabaseConfig is set when DATABASE_URL is. */
@@ -100,7 +136,43 @@ export function readConfig(env: Env): Config {
     pageTokenSecret,
     maxBodyBytes: 64 * 1024,
     database: readDatabaseConfig(env),
+    logLevel: readLogLevel(env),
+    metricsToken: readMetricsToken(env),
+    checkout: readCheckoutConfig(env),
+    limits: readListenLimits(env),
+    rateLimit: readRateLimit(env),
+    shutdown: {
+      delayMs: readInteger(env, "SHUTDOWN_DELAY_MS", 0, 0, 600_000),
+      graceMs: readInteger(env, "SHUTDOWN_GRACE_MS", 10_000, 0, 600_000),
+    },
   };
+}
+
+function readListenLimits(env: Env): ListenLimits {
+  const headersTimeoutMs = readInteger(env, "HEADERS_TIMEOUT_MS", defaultListenLimits.headersTimeoutMs, 100, 600_000);
+  const requestTimeoutMs = readInteger(
+    env,
+    "REQUEST_TIMEOUT_MS",
+    Math.max(defaultListenLimits.requestTimeoutMs, headersTimeoutMs),
+    100,
+    3_600_000,
+  );
+  // A request cannot take less time than its own headers (Node refuses that too).
+  if (requestTimeoutMs < headersTimeoutMs) {
+    fail("REQUEST_TIMEOUT_MS", String(requestTimeoutMs), `at least HEADERS_TIMEOUT_MS (${headersTimeoutMs})`);
+  }
+  return {
+    headersTimeoutMs,
+    requestTimeoutMs,
+    idleTimeoutMs: readInteger(env, "IDLE_TIMEOUT_MS", defaultListenLimits.idleTimeoutMs, 100, 3_600_000),
+    maxConcurrentStreams: readInteger(env, "MAX_CONCURRENT_STREAMS", defaultListenLimits.maxConcurrentStreams, 1, 100_000),
+  };
+}
+
+function readRateLimit(env: Env): RateLimitConfig | undefined {
+  const ratePerSecond = readInteger(env, "RATE_LIMIT_RPS", 100, 0, 1_000_000);
+  const burst = readInteger(env, "RATE_LIMIT_BURST", 200, 1, 1_000_000);
+  return ratePerSecond === 0 ? undefined : { ratePerSecond, burst };
 }
 
 function readInteger(env: Env, name: string, fallback: number, min: number, max: number): number {
@@ -126,4 +198,43 @@ function readDatabaseConfig(env: Env): DatabaseConfig | undefined {
     poolMax: readInteger(env, "DB_POOL_MAX", 10, 1, 1000),
     statementTimeoutMs: readInteger(env, "DB_STATEMENT_TIMEOUT_MS", 5000, 100, 600_000),
   };
+}
+
+const durationUnits: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** readDuration reads "90s", "30m", "24h", "7d" (or "500ms") into milliseconds. */
+function readDuration(env: Env, name: string, fallbackMs: number, minMs: number, maxMs: number): number {
+  const text = env[name];
+  if (text === undefined || text === "") return fallbackMs;
+  const match = /^(\d{1,9})(ms|s|m|h|d)$/.exec(text);
+  const value = match ? Number(match[1]) * durationUnits[match[2]!]! : NaN;
+  if (!(value >= minMs && value <= maxMs)) {
+    fail(name, text, `a duration such as 90s, 30m, 24h or 7d, from ${minMs / 1000}s to ${maxMs / 86_400_000}d`);
+  }
+  return value;
+}
+
+function readCheckoutConfig(env: Env): CheckoutConfig {
+  const secret = env.CHECKOUT_SECRET || undefined;
+  if (secret !== undefined && secret.length < 32) fail("CHECKOUT_SECRET", "…", "at least 32 characters");
+  return {
+    ttlMs: readDuration(env, "CHECKOUT_TTL", 24 * 3_600_000, 1000, 30 * 86_400_000),
+    maxAttempts: readInteger(env, "MAX_PAYMENT_ATTEMPTS", 3, 1, 20),
+    secret,
+  };
+}
+
+function readLogLevel(env: Env): LogLevel {
+  const level = env.LOG_LEVEL || "info";
+  if (!isLogLevel(level)) fail("LOG_LEVEL", level, `one of ${logLevels.join(", ")}`);
+  return level;
+}
+
+function readMetricsToken(env: Env): string | undefined {
+  const token = env.METRICS_TOKEN || undefined;
+  // A credential: name the variable, never echo the value.
+  if (token !== undefined && !apiKeyPattern.test(token)) {
+    fail("METRICS_TOKEN", "…", "16-256 printable characters without spaces or commas");
+  }
+  return token;
 }

@@ -45,6 +45,8 @@ export interface PaymentIntentRecord {
   requestFingerprint: string;
   createdAt: Date;
   updatedAt: Date;
+  /** When a still-pending intent becomes expired: createdAt + CHECKOUT_TTL, fixed at creation. */
+  expiresAt: Date;
   /** Set by delete: the intent stays stored for audit but leaves the API. */
   deletedAt: Date | null;
 }

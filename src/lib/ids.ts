@@ -13,6 +13,8 @@ export interface IdGenerator {
   settlementAccountId(): string;
   /** The id of a stored API key (never the key): "key_" + UUIDv7. */
   apiKeyId(): string;
+  /** A payment attempt id: "pa_" + UUIDv7. */
+  paymentAttemptId(): string;
   /**
    * The capability in a checkout link. It is handed to customers, so it is
    * 256 random bits (never derived from the id) and unguessable.
@@ -27,6 +29,7 @@ export function createIdGenerator(clock: Clock): IdGenerator {
     paymentIntentId: () => `pi_${uuid()}`,
     settlementAccountId: () => `sa_${uuid()}`,
     apiKeyId: () => `key_${uuid()}`,
+    paymentAttemptId: () => `pa_${uuid()}`,
     checkoutToken: () => randomBytes(32).toString("base64url"),
   };
 }

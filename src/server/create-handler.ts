@@ -5,6 +5,9 @@ import { PaymentIntentService } from "../../gen/payments/v2/payment_intent_pb.js
 import { SettlementAccountService } from "../../gen/payments/v2/settlement_account_pb.js";
 import type { ApiKeyVerifier } from "../auth/api-key-verifier.js";
 import type { Logger } from "../lib/logger.js";
+import { createRequestClassifier } from "../observability/classify-request.js";
+import { observeRequests, type RequestOutcome } from "../observability/observe-requests.js";
+import { createRequestScope, merchantRecordingVerifier, scopedLogger, type RequestScope } from "../observability/request-scope.js";
 import type { PaymentIntentService as PaymentIntentRules } from "../service/payment-intent-service.js";
 import type { SettlementAccountService as SettlementAccountRules } from "../service/settlement-account-service.js";
 import { createAuthInterceptor } from "../transport/connect/auth-interceptor.js";
@@ -16,6 +19,7 @@ import { createRestGateway, restImplementationKey, type UnaryMethodImpl } from "
 import { createRouteTable } from "../transport/rest/route-table.js";
 import { pathOf, type HttpRoute } from "./http-route.js";
 import type { NodeHandler } from "./node-http.js";
+import type { RpcService } from "./rpc-service.js";
 
 
 export interface HandlerOptions {
@@ -29,6 +33,12 @@ export interface HandlerOptions {
   logger: Logger;
   /** Plain HTTP endpoints tried before the REST gateway. */
   httpRoutes?: readonly HttpRoute[];
+  /** RPC services served beside the API without an API key (gRPC health, reflection). */
+  rpcServices?: readonly RpcService[];
+  /** Told of every finished request, after its log line (metrics). */
+  onRequestEnd?: (outcome: RequestOutcome) => void;
+  /** The scope requests run in, for loggers built outside (checkout pages); a new one when absent. */
+  requestScope?: RequestScope;
 }
 
 /**
@@ -39,6 +49,12 @@ export interface HandlerOptions {
  * process.
  */
 export function createHandler(options: HandlerOptions): NodeHandler {
+  // Each request runs in a scope that learns its id and merchant: its request
+  // log line, and any line written while serving it, carry both.
+  const scope = options.requestScope ?? createRequestScope();
+  const logger = scopedLogger(options.logger, scope);
+  const verifier = merchantRecordingVerifier(options.verifier, scope);
+
   const services: { service: DescService; impl: ServiceImpl<DescService> }[] = [
     { service: PaymentIntentService, impl: createPaymentIntentHandlers(options.paymentIntents) as ServiceImpl<DescService> },
     {
@@ -56,22 +72,26 @@ export function createHandler(options: HandlerOptions): NodeHandler {
   }
 
   const httpRoutes = options.httpRoutes ?? [];
+  const restRoutes = createRouteTable(services.map((s) => s.service));
   const rest = createRestGateway({
-    routes: createRouteTable(services.map((s) => s.service)),
+    routes: restRoutes,
     implementations,
-    verifier: options.verifier,
+    verifier,
     basePath: options.basePath,
     maxBodyBytes: options.maxBodyBytes,
     adapters: new Map([paymentMethodAdapter]),
     onInternalError: (error, req) =>
-      options.logger.error({ method: req.method, path: req.url, err: describeError(error) }, "unexpected error in REST request"),
+      logger.error({ method: req.method, path: pathOf(req.url), err: describeError(error) }, "unexpected error in REST request"),
   });
 
+  const internalErrors = createInternalErrorInterceptor(logger);
   const handler = connectNodeAdapter({
     routes(router) {
       for (const { service, impl } of services) router.service(service, impl);
+      // Per-service interceptors replace the adapter's: these need no key.
+      for (const { service, impl } of options.rpcServices ?? []) router.service(service, impl, { interceptors: [internalErrors] });
     },
-    interceptors: [createInternalErrorInterceptor(options.logger), createAuthInterceptor(options.verifier)],
+    interceptors: [internalErrors, createAuthInterceptor(verifier)],
     // Unknown JSON fields are an error over Connect too, as they are over REST.
     jsonOptions: { ignoreUnknownFields: false },
     readMaxBytes: options.maxBodyBytes,
@@ -83,14 +103,23 @@ export function createHandler(options: HandlerOptions): NodeHandler {
       Promise.resolve()
         .then(() => route.handle(req, res))
         .catch((error: unknown) => {
-          options.logger.error({ method: req.method, path, err: describeError(error) }, "unexpected error in HTTP route");
+          // The route's name, never the path: a path may carry a checkout token.
+          logger.error({ method: req.method, route: route.name ?? "(unnamed)", err: describeError(error) }, "unexpected error in HTTP route");
           if (res.headersSent) return void res.destroy();
           res.writeHead(500, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" });
           res.end("internal error");
         });
     },
   });
-  return handler as NodeHandler;
+  const procedures = [...services, ...(options.rpcServices ?? [])].flatMap(({ service }) =>
+    service.methods.map((method) => `/${service.typeName}/${method.name}`),
+  );
+  return observeRequests(handler as NodeHandler, {
+    logger: options.logger,
+    scope,
+    classify: createRequestClassifier({ procedures, httpRoutes, restRoutes, basePath: options.basePath }),
+    onRequestEnd: options.onRequestEnd,
+  });
 }
 
 function describeError(error: unknown): unknown {

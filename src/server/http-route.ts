@@ -6,6 +6,12 @@ import type { NodeRequest, NodeResponse } from "./node-http.js";
  * in order before the REST gateway, which answers everything else.
  */
 export interface HttpRoute {
+  /**
+   * A fixed label for request logs and metrics, such as "/checkout/{token}":
+   * never the raw path, which may carry ids or secrets. Unnamed routes are
+   * labelled "(unnamed)".
+   */
+  readonly name?: string;
   /** Whether this route serves the path (without the query string). */
   matches(path: string): boolean;
   handle(req: NodeRequest, res: NodeResponse): void | Promise<void>;

@@ -14,6 +14,8 @@ import { checkClientReference, invalid } from "./field-rules.js";
 import { normalizeCreateRequest, type NormalizedCreate } from "./normalize-create-request.js";
 import type { PageTokenCodec } from "./page-token.js";
 import { ignorePaymentEvents, type PaymentEvents } from "./payment-events.js";
+import { createPaymentExpiry } from "./payment-expiry.js";
+import { assertTransition } from "./payment-state-machine.js";
 import type { PaymentIntentListItemView, PaymentIntentPresenter, PaymentIntentView } from "./payment-intent-view.js";
 import type { PaymentMethodCatalogue } from "./payment-method-catalogue.js";
 
@@ -60,12 +62,15 @@ export interface PaymentIntentServiceDeps {
   clock: Clock;
   ids: IdGenerator;
   events?: PaymentEvents;
+  /** How long a pending intent can be paid: CHECKOUT_TTL. */
+  checkoutTtlMs: number;
 }
 
 /** createPaymentIntentService wires the rules to their store, clock and ids. */
 export function createPaymentIntentService(deps: PaymentIntentServiceDeps): PaymentIntentService {
   const { intents, accounts, presenter, clock, ids } = deps;
   const events = deps.events ?? ignorePaymentEvents;
+  const expiry = createPaymentExpiry({ intents, clock, events });
 
   const notFound = (id: string) => new ConnectError(`payment intent ${id} not found`, Code.NotFound);
 
@@ -92,7 +97,8 @@ export function createPaymentIntentService(deps: PaymentIntentServiceDeps): Paym
       if (first) {
         account = byId.get(first.settlementAccountId) ?? null;
       } else {
-        earliest ??= (await accounts.findEarliest(merchantId)) ?? null;
+        // Not ??=: null (the merchant has no account) is an answer, to be read once per page.
+        if (earliest === undefined) earliest = (await accounts.findEarliest(merchantId)) ?? null;
         account = earliest;
       }
       items.push(presenter.toListItem(record, account));
@@ -126,6 +132,7 @@ export function createPaymentIntentService(deps: PaymentIntentServiceDeps): Paym
         requestFingerprint: fingerprint,
         createdAt: now,
         updatedAt: now,
+        expiresAt: new Date(now.getTime() + deps.checkoutTtlMs),
         deletedAt: null,
       };
       const result = await intents.insert(record);
@@ -151,9 +158,9 @@ export function createPaymentIntentService(deps: PaymentIntentServiceDeps): Paym
     },
 
     async get(merchantId, id) {
-      const record = await intents.findById(merchantId, id);
-      if (!record || record.deletedAt !== null) throw notFound(id);
-      const [item] = await withAccounts(merchantId, [record]);
+      const found = await intents.findById(merchantId, id);
+      if (!found || found.deletedAt !== null) throw notFound(id);
+      const [item] = await withAccounts(merchantId, [await expiry.settle(found)]);
       return item!;
     },
 
@@ -172,6 +179,9 @@ export function createPaymentIntentService(deps: PaymentIntentServiceDeps): Paym
         after = deps.pageTokens.decode(request.pageToken, scope);
         if (!after) throw invalid("pageToken is not valid for this query");
       }
+      // Lapsed intents become expired before the page is read, so a status
+      // filter never shows an intent under a status it no longer has.
+      await expiry.sweep();
       const rows = await intents.list({
         merchantId,
         limit: pageSize + 1,
@@ -188,16 +198,14 @@ export function createPaymentIntentService(deps: PaymentIntentServiceDeps): Paym
     },
 
     async delete(merchantId, id) {
-      const record = await intents.findById(merchantId, id);
-      if (!record || record.deletedAt !== null) throw notFound(id);
-      if (record.status !== "pending") {
-        throw new ConnectError(`payment intent ${id} is ${record.status} and can no longer be deleted`, Code.FailedPrecondition);
-      }
+      const found = await intents.findById(merchantId, id);
+      if (!found || found.deletedAt !== null) throw notFound(id);
+      assertTransition(id, (await expiry.settle(found)).status, "cancelled");
       if (!(await intents.cancel(merchantId, id, clock.now()))) {
         // Lost a race with another transition: report what the intent is now.
         const now = await intents.findById(merchantId, id);
         if (!now || now.deletedAt !== null) throw notFound(id);
-        throw new ConnectError(`payment intent ${id} is ${now.status} and can no longer be deleted`, Code.FailedPrecondition);
+        assertTransition(id, now.status, "cancelled");
       }
       events.transitioned(merchantId, id, "pending", "cancelled");
       return { status: 200, title: "OK", message: `Payment intent ${id} deleted` };

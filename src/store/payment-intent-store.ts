@@ -1,3 +1,4 @@
+import type { PaymentAttemptRecord } from "../domain/payment-attempt.js";
 import type { PaymentIntentRecord, PaymentIntentStatus } from "../domain/payment-intent.js";
 
 /** Position after which a keyset page starts: the last item of the previous page. */
@@ -19,6 +20,29 @@ export interface ListQuery {
 export type InsertResult =
   | { inserted: true; record: PaymentIntentRecord }
   | { inserted: false; existing: PaymentIntentRecord };
+
+/** A conditional status change: applied only while the intent is still `from` and live. */
+export interface StatusChange {
+  from: PaymentIntentStatus;
+  to: PaymentIntentStatus;
+  at: Date;
+  /** Set with the change to successful: the successful attempt's reference. */
+  transaction?: string;
+}
+
+/** What the service decided under the attempt lock: the attempt to record and the new state. */
+export interface AttemptDecision {
+  /** null when nothing was tried (the intent could not be paid). */
+  attempt: PaymentAttemptRecord | null;
+  /** null to leave the intent as it is. */
+  next: { status: PaymentIntentStatus; transaction?: string; at: Date } | null;
+}
+
+/** The outcome of an attempt: the intent after it, and the attempt recorded (if any). */
+export interface AttemptResult {
+  intent: PaymentIntentRecord;
+  attempt: PaymentAttemptRecord | null;
+}
 
 /**
  * PaymentIntentStore is the port to payment-intent storage. Every method is
@@ -43,4 +67,26 @@ export interface PaymentIntentStore {
    * returns the updated record, or undefined when that condition did not hold.
    */
   cancel(merchantId: string, id: string, at: Date): Promise<PaymentIntentRecord | undefined>;
+  /**
+   * Finds an intent by the secret of its checkout link, deleted ones included.
+   * Not merchant-scoped: the unguessable token is the customer's capability.
+   */
+  findByCheckoutToken(token: string): Promise<PaymentIntentRecord | undefined>;
+  /** Applies change if the live intent is still change.from; returns the updated record or undefined. */
+  transition(merchantId: string, id: string, change: StatusChange): Promise<PaymentIntentRecord | undefined>;
+  /**
+   * Runs decide with the intent locked against every other attempt on it (two
+   * tabs, a double-submitted form), then writes the attempt and the new state
+   * it returns in one atomic step. decide sees the intent and its earlier
+   * attempts; if it throws, nothing is written. undefined: no such intent.
+   */
+  attempt(
+    merchantId: string,
+    id: string,
+    decide: (intent: PaymentIntentRecord, attempts: PaymentAttemptRecord[]) => Promise<AttemptDecision>,
+  ): Promise<AttemptResult | undefined>;
+  /** Every attempt on the intent, oldest first. */
+  listAttempts(merchantId: string, id: string): Promise<PaymentAttemptRecord[]>;
+  /** Moves up to limit live pending intents whose expiresAt is at or before `at` to expired; returns them. */
+  expireDue(at: Date, limit: number): Promise<PaymentIntentRecord[]>;
 }

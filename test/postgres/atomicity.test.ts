@@ -33,6 +33,7 @@ function intentOf(merchantId: string, clientReference: string, settlementAccount
     requestFingerprint: "0".repeat(64),
     createdAt: now,
     updatedAt: now,
+    expiresAt: new Date(now.getTime() + 86_400_000),
     deletedAt: null,
   };
 }

@@ -3,6 +3,7 @@ import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { after, before, describe, it } from "node:test";
+import { migrations } from "../../src/store/postgres/migrations/index.js";
 import { createTestDatabase, openMigratedStores, postgresUnavailable, queryDatabase, type TestDatabase } from "../support/postgres.js";
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
@@ -35,12 +36,13 @@ describe("command-line tools", { skip: unavailable }, () => {
   it("db:migrate applies the migrations once, then reports the database up to date", async () => {
     const first = await cli("migrate.ts", [], { DATABASE_URL: db.url });
     assert.equal(first.code, 0, first.stderr);
-    assert.equal(first.stdout, "applied: Migration20261121000000_initial\n");
+    const names = migrations.map((m) => m.name);
+    assert.equal(first.stdout, `applied: ${names.join(", ")}\n`);
     const second = await cli("migrate.ts", [], { DATABASE_URL: db.url });
     assert.equal(second.code, 0, second.stderr);
     assert.equal(second.stdout, "database is up to date\n");
     const { rows } = await queryDatabase(db.url, "select name from mikro_orm_migrations");
-    assert.deepEqual(rows, [{ name: "Migration20261121000000_initial" }]);
+    assert.deepEqual(rows.map((r) => r.name).sort(), [...names].sort());
   });
 
   it("refuses to run without DATABASE_URL, naming it", async () => {

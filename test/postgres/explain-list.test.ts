@@ -65,18 +65,20 @@ describe("PostgreSQL list query plan", { skip }, () => {
       `insert into payment_intents (
          id, merchant_id, amount, total_amount, currency, country, customer_email, receipt_email,
          status, client_reference, callback_url, transaction, checkout_token, request_fingerprint,
-         created_at, updated_at, deleted_at)
+         created_at, updated_at, expires_at, deleted_at)
        select
          'pi_' || m.id || '_' || lpad(g::text, 6, '0'),
          m.id,
          1000 + g, 1000 + g, 'NGN', 'NG', 'ada@example.com', 'ada@example.com',
          case when g % 10 = 0 then 'cancelled' when g % 7 = 0 then 'successful' else 'pending' end,
          'ref-' || g,
-         null, null,
+         null,
+         case when g % 10 <> 0 and g % 7 = 0 then 'txn-' || g end,
          m.id || '-token-' || g,
          md5(m.id || g) || md5(g || m.id),
          timestamptz '2026-01-01 00:00:00Z' - g * interval '1 second',
          timestamptz '2026-01-01 00:00:00Z' - g * interval '1 second',
+         timestamptz '2026-01-02 00:00:00Z' - g * interval '1 second',
          case when g % 10 = 0 then timestamptz '2026-01-02 00:00:00Z' end
        from (values ('m_main', $1::int), ('m_b', 3000), ('m_c', 3000)) as m (id, n)
        cross join lateral generate_series(1, m.n) as g`,

@@ -85,7 +85,7 @@ describe("REST delete payment intent", () => {
     const intent = await create();
     const stored = (await server.intents.findById("merchantA", intent.id))!;
     // Put a paid intent beside it, as the payment flow will.
-    const paid = { ...stored, id: "pi_00000000-0000-7000-8000-0000000000aa", clientReference: uniqueReference("paid"), checkoutToken: `${stored.checkoutToken}-paid`, status: "successful" as const };
+    const paid = { ...stored, id: "pi_00000000-0000-7000-8000-0000000000aa", clientReference: uniqueReference("paid"), checkoutToken: `${stored.checkoutToken}-paid`, status: "successful" as const, transaction: "txn_test_paid" };
     assert.equal((await server.intents.insert(paid)).inserted, true);
     expectError(await client.deleteIntent(paid.id), 409, /successful/);
     assert.equal((await server.intents.findById("merchantA", paid.id))?.status, "successful");

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { afterEach, beforeEach, describe, it } from "node:test";
+import type { PaymentAttemptRecord } from "../../src/domain/payment-attempt.js";
 import type { PaymentIntentRecord } from "../../src/domain/payment-intent.js";
 import type { SettlementAccountRecord } from "../../src/domain/settlement-account.js";
 import type { PaymentIntentStore } from "../../src/store/payment-intent-store.js";
@@ -305,6 +306,144 @@ export function paymentIntentStoreContract(name: string, makeStores: () => Promi
         });
       });
 
+      describe("payment lifecycle", () => {
+        function attemptRecord(overrides: Partial<PaymentAttemptRecord> = {}): PaymentAttemptRecord {
+          const n = overrides.id ?? `pa_${uuidLike(900)}`;
+          return {
+            id: n,
+            paymentIntentId: intentId(1),
+            merchantId: merchantA,
+            amount: 50_000n,
+            method: "card",
+            outcome: "declined",
+            processorReference: `ref_${n}`,
+            declineReason: "The card was declined by its issuer.",
+            createdAt: at(5),
+            ...overrides,
+          };
+        }
+
+        it("finds an intent by its checkout token, deleted ones included, and nothing for an unknown token", async () => {
+          const stored = await insertIntent({ id: intentId(1) });
+          assert.deepEqual(await intents.findByCheckoutToken(stored.checkoutToken), stored);
+          const cancelled = await intents.cancel(merchantA, stored.id, at(60));
+          assert.deepEqual(await intents.findByCheckoutToken(stored.checkoutToken), cancelled);
+          assert.equal(await intents.findByCheckoutToken(`${stored.checkoutToken}x`), undefined);
+        });
+
+        it("applies a transition only from the expected status, and only for the owner", async () => {
+          const stored = await insertIntent({ id: intentId(1) });
+          assert.equal(await intents.transition(merchantB, stored.id, { from: "pending", to: "expired", at: at(9) }), undefined);
+          assert.equal(await intents.transition(merchantA, stored.id, { from: "successful", to: "failed", at: at(9) }), undefined);
+          const paid = await intents.transition(merchantA, stored.id, { from: "pending", to: "successful", at: at(9), transaction: "txn_1" });
+          assert.deepEqual(paid, { ...stored, status: "successful", transaction: "txn_1", updatedAt: at(9) });
+          assert.equal(await intents.transition(merchantA, stored.id, { from: "pending", to: "expired", at: at(10) }), undefined);
+          assert.deepEqual(await intents.findById(merchantA, stored.id), paid);
+        });
+
+        it("records an attempt and the next state together, and lists attempts oldest first", async () => {
+          const stored = await insertIntent({ id: intentId(1) });
+          const declined = attemptRecord({ id: `pa_${uuidLike(901)}`, createdAt: at(5) });
+          const first = await intents.attempt(merchantA, stored.id, async (intent, earlier) => {
+            assert.deepEqual(intent, stored);
+            assert.deepEqual(earlier, []);
+            return { attempt: declined, next: null };
+          });
+          assert.deepEqual(first, { intent: stored, attempt: declined });
+
+          const succeeded = attemptRecord({
+            id: `pa_${uuidLike(902)}`,
+            outcome: "succeeded",
+            declineReason: null,
+            processorReference: "txn_ok",
+            createdAt: at(6),
+          });
+          const second = await intents.attempt(merchantA, stored.id, async (_intent, earlier) => {
+            assert.deepEqual(earlier, [declined]);
+            return { attempt: succeeded, next: { status: "successful", transaction: "txn_ok", at: at(6) } };
+          });
+          const paid = { ...stored, status: "successful" as const, transaction: "txn_ok", updatedAt: at(6) };
+          assert.deepEqual(second, { intent: paid, attempt: succeeded });
+          assert.deepEqual(await intents.findById(merchantA, stored.id), paid);
+          assert.deepEqual(await intents.listAttempts(merchantA, stored.id), [declined, succeeded]);
+          assert.deepEqual(await intents.listAttempts(merchantB, stored.id), []);
+        });
+
+        it("writes nothing when decide throws, and answers undefined for another merchant's intent", async () => {
+          const stored = await insertIntent({ id: intentId(1) });
+          await assert.rejects(
+            intents.attempt(merchantA, stored.id, async () => {
+              throw new Error("processor exploded");
+            }),
+            /processor exploded/,
+          );
+          assert.deepEqual(await intents.listAttempts(merchantA, stored.id), []);
+          let called = false;
+          const foreign = await intents.attempt(merchantB, stored.id, async () => {
+            called = true;
+            return { attempt: null, next: null };
+          });
+          assert.equal(foreign, undefined);
+          assert.equal(called, false);
+          assert.deepEqual(await intents.findById(merchantA, stored.id), stored);
+        });
+
+        it("runs concurrent attempts on one intent one after another: the second sees the first's result", async () => {
+          const stored = await insertIntent({ id: intentId(1) });
+          const seen: string[] = [];
+          const pay = (n: number) =>
+            intents.attempt(merchantA, stored.id, async (intent) => {
+              seen.push(intent.status);
+              if (intent.status !== "pending") return { attempt: null, next: null };
+              // Slow processor: the other attempt must wait, not interleave.
+              await new Promise((resolve) => setTimeout(resolve, 30));
+              const attempt = attemptRecord({
+                id: `pa_${uuidLike(910 + n)}`,
+                outcome: "succeeded",
+                declineReason: null,
+                processorReference: `txn_${n}`,
+                createdAt: at(7),
+              });
+              return { attempt, next: { status: "successful", transaction: `txn_${n}`, at: at(7) } };
+            });
+          const results = await Promise.all([pay(1), pay(2), pay(3)]);
+          assert.deepEqual(seen, ["pending", "successful", "successful"]);
+          assert.equal(results.filter((r) => r?.attempt).length, 1);
+          const attempts = await intents.listAttempts(merchantA, stored.id);
+          assert.equal(attempts.length, 1);
+          assert.equal((await intents.findById(merchantA, stored.id))?.transaction, attempts[0]!.processorReference);
+        });
+
+        it("expires live pending intents whose deadline has passed, and no others", async () => {
+          const due = await insertIntent({ id: intentId(1), clientReference: "due", expiresAt: at(10) });
+          const later = await insertIntent({ id: intentId(2), clientReference: "later", expiresAt: at(100) });
+          const paid = await insertIntent({ id: intentId(3), clientReference: "paid", status: "successful", expiresAt: at(10) });
+          const gone = await insertIntent({ id: intentId(4), clientReference: "gone", expiresAt: at(10) });
+          await intents.cancel(merchantA, gone.id, at(5));
+          const ofB = await insertIntent({ id: intentId(5), merchantId: merchantB, clientReference: "due-b", expiresAt: at(20) });
+
+          const expired = await intents.expireDue(at(30), 10);
+          const expected = [
+            { ...due, status: "expired" as const, updatedAt: at(30) },
+            { ...ofB, status: "expired" as const, updatedAt: at(30) },
+          ];
+          assert.deepEqual(
+            [...expired].sort((a, b) => a.id.localeCompare(b.id)),
+            expected,
+          );
+          assert.deepEqual(await intents.findById(merchantA, later.id), later);
+          assert.deepEqual(await intents.findById(merchantA, paid.id), paid);
+          assert.deepEqual(await intents.expireDue(at(30), 10), []);
+        });
+
+        it("expires at most limit intents per call, earliest deadline first", async () => {
+          for (let i = 1; i <= 5; i++) await insertIntent({ id: intentId(i), clientReference: `r-${i}`, expiresAt: at(10 - i) });
+          const first = await intents.expireDue(at(30), 2);
+          assert.deepEqual(first.map((r) => r.id).sort(), [intentId(4), intentId(5)].sort());
+          assert.equal((await intents.expireDue(at(30), 10)).length, 3);
+        });
+      });
+
       describe("tenant scoping", () => {
         it("findById does not find another merchant's intent", async () => {
           const ofA = await insertIntent({ id: intentId(1), merchantId: merchantA });
@@ -523,12 +662,14 @@ function intentRecord(overrides: Partial<PaymentIntentRecord> = {}): PaymentInte
     clientReference: "order-1",
     paymentMethods: ["card", "bank_transfer", "ussd"],
     callbackUrl: null,
-    transaction: null,
+    // Valid by construction: a successful intent always has its transaction.
+    transaction: overrides.status === "successful" ? `txn_${id}` : null,
     splits: [],
     checkoutToken: createHash("sha256").update(`checkout ${id}`).digest("base64url"),
     requestFingerprint: createHash("sha256").update(`request ${id}`).digest("hex"),
     createdAt,
     updatedAt: createdAt,
+    expiresAt: new Date(createdAt.getTime() + 86_400_000),
     deletedAt: null,
     ...overrides,
   };

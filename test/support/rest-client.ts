@@ -172,6 +172,29 @@ export interface RestClient {
   listAccounts(merchant?: string): Promise<RestResponse>;
 }
 
+/** RestExchange is one request a RestClient sent and the response it got. */
+export interface RestExchange {
+  method: string;
+  url: string;
+  /** The server's REST root, to tell API paths from others. */
+  restUrl: string;
+  requestBody: Uint8Array | undefined;
+  response: RestResponse;
+}
+
+const exchangeRecorders = new Set<(exchange: RestExchange) => void>();
+
+/**
+ * recordRestExchanges shows every exchange of every RestClient in this
+ * process to recorder, until the returned function is called: how the OpenAPI
+ * test checks the responses the REST suites produce. Opt-in: without a
+ * recorder the clients behave as before.
+ */
+export function recordRestExchanges(recorder: (exchange: RestExchange) => void): () => void {
+  exchangeRecorders.add(recorder);
+  return () => void exchangeRecorders.delete(recorder);
+}
+
 /** createRestClient binds the helpers to one server. */
 export function createRestClient(server: TestServer): RestClient {
   async function request(method: string, path: string, options: RestRequestOptions = {}): Promise<RestResponse> {
@@ -186,7 +209,9 @@ export function createRestClient(server: TestServer): RestClient {
     if (contentType !== null) headers["content-type"] = contentType;
     const url = /^https?:/.test(path) ? path : `${server.restUrl}${path}`;
     const res = await fetch(url, { method, headers, body });
-    return { status: res.status, headers: res.headers, text: await res.text() };
+    const response = { status: res.status, headers: res.headers, text: await res.text() };
+    for (const record of exchangeRecorders) record({ method, url, restUrl: server.restUrl, requestBody: body, response });
+    return response;
   }
 
   return {

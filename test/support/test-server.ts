@@ -4,8 +4,8 @@ import type { Clock } from "../../src/lib/clock.js";
 import { createSystemClock } from "../../src/lib/clock.js";
 import { createIdGenerator } from "../../src/lib/ids.js";
 import { silentLogger, type Logger } from "../../src/lib/logger.js";
-import { createApp } from "../../src/server/create-app.js";
-import { listen, type ListeningServer } from "../../src/server/listen.js";
+import { createApp, type AppOptions } from "../../src/server/create-app.js";
+import { listen, type ListeningServer, type ListenOptions } from "../../src/server/listen.js";
 import type { NodeHandler } from "../../src/server/node-http.js";
 import { createMemoryPaymentIntentStore } from "../../src/store/memory/memory-payment-intent-store.js";
 import { createMemorySettlementAccountStore } from "../../src/store/memory/memory-settlement-account-store.js";
@@ -37,6 +37,12 @@ export interface TestServerOptions {
    * runs the same suites on a fresh PostgreSQL database per server.
    */
   store?: "memory" | "postgres";
+  /** Extra createApp parts: plain HTTP routes, RPC services without a key, observers (metrics). */
+  app?: Pick<AppOptions, "httpRoutes" | "rpcServices" | "events" | "onRequestEnd">;
+  /** Wraps the API key verifier the server uses (e.g. in a rate limit). */
+  wrapVerifier?(verifier: ApiKeyVerifier): ApiKeyVerifier;
+  /** Listener limits (timeouts, HTTP/2 stream cap). */
+  limits?: ListenOptions["limits"];
 }
 
 /** The store the suites run on by default in this process. */
@@ -71,7 +77,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   }
   // Listen first, so the app can be built with the real port in publicUrl.
   let handler: NodeHandler = () => {};
-  const server = await listen((req, res) => handler(req, res), { host: "127.0.0.1", port: 0 });
+  const server = await listen((req, res) => handler(req, res), { host: "127.0.0.1", port: 0, limits: options.limits });
+  if (options.wrapVerifier) verifier = options.wrapVerifier(verifier);
   handler = createApp({
     intents,
     accounts,
@@ -84,11 +91,12 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     processors: options.processors ?? ["paystack"],
     pageTokenSecret: randomBytes(32).toString("base64url"),
     maxBodyBytes: 64 * 1024,
+    ...options.app,
   });
   return {
     ...server,
-    close: async () => {
-      await server.close();
+    close: async (closeOptions) => {
+      await server.close(closeOptions);
       await closeStores();
     },
     restUrl: `${server.url}${basePath}`,

@@ -23,6 +23,52 @@ function assertRefused(env: Record<string, string>, variable: string): ConfigErr
 const dbUrl = "postgres://app:pw@db.internal:5432/payments";
 
 describe("readConfig", () => {
+  it("reads the checkout settings with their defaults", () => {
+    assert.deepEqual(readConfig({}).checkout, { ttlMs: 86_400_000, maxAttempts: 3, secret: undefined });
+    const secret = "c".repeat(32);
+    assert.deepEqual(readConfig({ CHECKOUT_TTL: "90s", MAX_PAYMENT_ATTEMPTS: "5", CHECKOUT_SECRET: secret }).checkout, {
+      ttlMs: 90_000,
+      maxAttempts: 5,
+      secret,
+    });
+    for (const [text, ms] of [["1500ms", 1500], ["30m", 1_800_000], ["24h", 86_400_000], ["7d", 604_800_000]] as const) {
+      assert.equal(readConfig({ CHECKOUT_TTL: text }).checkout.ttlMs, ms, text);
+    }
+  });
+
+  it("reads the limits, rate limit and shutdown settings with their defaults", () => {
+    const defaults = readConfig({});
+    assert.deepEqual(defaults.limits, { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, idleTimeoutMs: 65_000, maxConcurrentStreams: 100 });
+    assert.deepEqual(defaults.rateLimit, { ratePerSecond: 100, burst: 200 });
+    assert.deepEqual(defaults.shutdown, { delayMs: 0, graceMs: 10_000 });
+    const set = readConfig({
+      HEADERS_TIMEOUT_MS: "2000",
+      REQUEST_TIMEOUT_MS: "5000",
+      IDLE_TIMEOUT_MS: "120000",
+      MAX_CONCURRENT_STREAMS: "250",
+      RATE_LIMIT_RPS: "5",
+      RATE_LIMIT_BURST: "10",
+      SHUTDOWN_DELAY_MS: "3000",
+      SHUTDOWN_GRACE_MS: "0",
+    });
+    assert.deepEqual(set.limits, { headersTimeoutMs: 2000, requestTimeoutMs: 5000, idleTimeoutMs: 120_000, maxConcurrentStreams: 250 });
+    assert.deepEqual(set.rateLimit, { ratePerSecond: 5, burst: 10 });
+    assert.deepEqual(set.shutdown, { delayMs: 3000, graceMs: 0 });
+  });
+
+  it("turns the rate limit off with RATE_LIMIT_RPS=0", () => {
+    assert.equal(readConfig({ RATE_LIMIT_RPS: "0" }).rateLimit, undefined);
+  });
+
+  it("raises the default REQUEST_TIMEOUT_MS to a longer HEADERS_TIMEOUT_MS", () => {
+    assert.equal(readConfig({ HEADERS_TIMEOUT_MS: "60000" }).limits.requestTimeoutMs, 60_000);
+  });
+
+  it("says what REQUEST_TIMEOUT_MS must be when it is shorter than HEADERS_TIMEOUT_MS", () => {
+    const error = assertRefused({ HEADERS_TIMEOUT_MS: "5000", REQUEST_TIMEOUT_MS: "4000" }, "REQUEST_TIMEOUT_MS");
+    assert.equal(error.message, 'REQUEST_TIMEOUT_MS="4000" is not valid: at least HEADERS_TIMEOUT_MS (5000)');
+  });
+
   it("leaves the database unset without DATABASE_URL: the in-memory stores", () => {
     assert.equal(readConfig({}).database, undefined);
   });
@@ -125,6 +171,24 @@ describe("readConfig", () => {
     { name: "PAYMENT_PROCESSORS with a duplicate", env: { PAYMENT_PROCESSORS: "paystack,paystack" }, variable: "PAYMENT_PROCESSORS" },
     { name: "PAGE_TOKEN_SECRET=short", env: { PAGE_TOKEN_SECRET: "short" }, variable: "PAGE_TOKEN_SECRET" },
     { name: "DATABASE_URL=mysql://x", env: { DATABASE_URL: "mysql://x/db" }, variable: "DATABASE_URL" },
+    { name: "CHECKOUT_TTL=24 (no unit)", env: { CHECKOUT_TTL: "24" }, variable: "CHECKOUT_TTL" },
+    { name: "CHECKOUT_TTL=0s", env: { CHECKOUT_TTL: "0s" }, variable: "CHECKOUT_TTL" },
+    { name: "CHECKOUT_TTL=31d", env: { CHECKOUT_TTL: "31d" }, variable: "CHECKOUT_TTL" },
+    { name: "CHECKOUT_TTL=1.5h", env: { CHECKOUT_TTL: "1.5h" }, variable: "CHECKOUT_TTL" },
+    { name: "MAX_PAYMENT_ATTEMPTS=0", env: { MAX_PAYMENT_ATTEMPTS: "0" }, variable: "MAX_PAYMENT_ATTEMPTS" },
+    { name: "MAX_PAYMENT_ATTEMPTS=21", env: { MAX_PAYMENT_ATTEMPTS: "21" }, variable: "MAX_PAYMENT_ATTEMPTS" },
+    { name: "CHECKOUT_SECRET=short", env: { CHECKOUT_SECRET: "short" }, variable: "CHECKOUT_SECRET" },
+    { name: "HEADERS_TIMEOUT_MS=50", env: { HEADERS_TIMEOUT_MS: "50" }, variable: "HEADERS_TIMEOUT_MS" },
+    { name: "HEADERS_TIMEOUT_MS=10s", env: { HEADERS_TIMEOUT_MS: "10s" }, variable: "HEADERS_TIMEOUT_MS" },
+    { name: "REQUEST_TIMEOUT_MS=-1", env: { REQUEST_TIMEOUT_MS: "-1" }, variable: "REQUEST_TIMEOUT_MS" },
+    { name: "IDLE_TIMEOUT_MS=3600001", env: { IDLE_TIMEOUT_MS: "3600001" }, variable: "IDLE_TIMEOUT_MS" },
+    { name: "MAX_CONCURRENT_STREAMS=0", env: { MAX_CONCURRENT_STREAMS: "0" }, variable: "MAX_CONCURRENT_STREAMS" },
+    { name: "MAX_CONCURRENT_STREAMS=lots", env: { MAX_CONCURRENT_STREAMS: "lots" }, variable: "MAX_CONCURRENT_STREAMS" },
+    { name: "RATE_LIMIT_RPS=1.5", env: { RATE_LIMIT_RPS: "1.5" }, variable: "RATE_LIMIT_RPS" },
+    { name: "RATE_LIMIT_RPS=2000000", env: { RATE_LIMIT_RPS: "2000000" }, variable: "RATE_LIMIT_RPS" },
+    { name: "RATE_LIMIT_BURST=0", env: { RATE_LIMIT_BURST: "0" }, variable: "RATE_LIMIT_BURST" },
+    { name: "SHUTDOWN_GRACE_MS=600001", env: { SHUTDOWN_GRACE_MS: "600001" }, variable: "SHUTDOWN_GRACE_MS" },
+    { name: "SHUTDOWN_DELAY_MS=soon", env: { SHUTDOWN_DELAY_MS: "soon" }, variable: "SHUTDOWN_DELAY_MS" },
     { name: "MIGRATE_ON_START=yes", env: { DATABASE_URL: dbUrl, MIGRATE_ON_START: "yes" }, variable: "MIGRATE_ON_START" },
     { name: "DB_POOL_MAX=0", env: { DATABASE_URL: dbUrl, DB_POOL_MAX: "0" }, variable: "DB_POOL_MAX" },
     { name: "DB_POOL_MAX=ten", env: { DATABASE_URL: dbUrl, DB_POOL_MAX: "ten" }, variable: "DB_POOL_MAX" },

@@ -1,5 +1,6 @@
+import type { PaymentAttemptRecord } from "../../domain/payment-attempt.js";
 import type { PaymentIntentRecord } from "../../domain/payment-intent.js";
-import type { InsertResult, ListQuery, PaymentIntentStore } from "../payment-intent-store.js";
+import type { InsertResult, ListQuery, PaymentIntentStore, StatusChange } from "../payment-intent-store.js";
 import { compareNewestFirst } from "./compare-newest-first.js";
 
 /**
@@ -10,7 +11,35 @@ import { compareNewestFirst } from "./compare-newest-first.js";
 export function createMemoryPaymentIntentStore(): PaymentIntentStore {
   const byId = new Map<string, PaymentIntentRecord>();
   const idByReference = new Map<string, string>();
-  const checkoutTokens = new Set<string>();
+  const idByCheckoutToken = new Map<string, string>();
+  const attemptsById = new Map<string, PaymentAttemptRecord[]>();
+  // One queue per intent: every status write on it (attempts, cancel,
+  // transitions, expiry) runs one after another, as row locks make them do in
+  // PostgreSQL; an attempt waiting on its processor holds the queue.
+  const queues = new Map<string, Promise<unknown>>();
+  function serialized<T>(id: string, work: () => Promise<T>): Promise<T> {
+    const run = (queues.get(id) ?? Promise.resolve()).then(work);
+    const settled = run.catch(() => {});
+    queues.set(id, settled);
+    void settled.then(() => {
+      if (queues.get(id) === settled) queues.delete(id);
+    });
+    return run;
+  }
+
+  /** Applies a status change to a live intent that is still change.from. */
+  function applyChange(merchantId: string, id: string, change: StatusChange): PaymentIntentRecord | undefined {
+    const found = byId.get(id);
+    if (!found || found.merchantId !== merchantId || found.deletedAt !== null || found.status !== change.from) return undefined;
+    const updated = copy({
+      ...found,
+      status: change.to,
+      updatedAt: change.at,
+      transaction: change.transaction ?? found.transaction,
+    });
+    byId.set(id, updated);
+    return copy(updated);
+  }
   const referenceKey = (merchantId: string, clientReference: string) => `${merchantId}\u0000${clientReference}`;
 
   return {
@@ -21,12 +50,12 @@ export function createMemoryPaymentIntentStore(): PaymentIntentStore {
       // As the primary key and unique constraints do in PostgreSQL: an id
       // and a checkout token are never reused.
       if (byId.has(record.id)) throw new Error(`payment intent id ${record.id} already exists`);
-      if (checkoutTokens.has(record.checkoutToken)) throw new Error("checkout token already exists");
+      if (idByCheckoutToken.has(record.checkoutToken)) throw new Error("checkout token already exists");
       // Check and write happen in one synchronous step, so concurrent inserts
       // of one reference cannot both succeed.
       byId.set(record.id, copy(record));
       idByReference.set(key, record.id);
-      checkoutTokens.add(record.checkoutToken);
+      idByCheckoutToken.set(record.checkoutToken, record.id);
       return { inserted: true, record: copy(record) };
     },
 
@@ -47,7 +76,7 @@ export function createMemoryPaymentIntentStore(): PaymentIntentStore {
       return rows.sort(compareNewestFirst).slice(0, query.limit).map(copy);
     },
 
-    async cancel(merchantId, id, at) {
+    cancel: (merchantId, id, at) => serialized(id, async () => {
       const found = byId.get(id);
       if (!found || found.merchantId !== merchantId || found.deletedAt !== null || found.status !== "pending") {
         return undefined;
@@ -55,8 +84,52 @@ export function createMemoryPaymentIntentStore(): PaymentIntentStore {
       const updated = copy({ ...found, status: "cancelled", updatedAt: at, deletedAt: at });
       byId.set(id, updated);
       return copy(updated);
+    }),
+
+    async findByCheckoutToken(token) {
+      const id = idByCheckoutToken.get(token);
+      return id === undefined ? undefined : copy(byId.get(id)!);
+    },
+
+    transition: (merchantId, id, change) => serialized(id, async () => applyChange(merchantId, id, change)),
+
+    attempt(merchantId, id, decide) {
+      return serialized(id, async () => {
+        const found = byId.get(id);
+        if (!found || found.merchantId !== merchantId) return undefined;
+        const earlier = (attemptsById.get(id) ?? []).map(copyAttempt);
+        const decision = await decide(copy(found), earlier);
+        if (decision.attempt) {
+          attemptsById.set(id, [...(attemptsById.get(id) ?? []), copyAttempt(decision.attempt)]);
+        }
+        if (decision.next) {
+          applyChange(merchantId, id, { from: found.status, to: decision.next.status, at: decision.next.at, transaction: decision.next.transaction });
+        }
+        return { intent: copy(byId.get(id)!), attempt: decision.attempt && copyAttempt(decision.attempt) };
+      });
+    },
+
+    async listAttempts(merchantId, id) {
+      const found = byId.get(id);
+      if (!found || found.merchantId !== merchantId) return [];
+      return (attemptsById.get(id) ?? []).map(copyAttempt);
+    },
+
+    async expireDue(at, limit) {
+      const due = [...byId.values()]
+        .filter((row) => row.status === "pending" && row.deletedAt === null && row.expiresAt.getTime() <= at.getTime())
+        .sort((a, b) => a.expiresAt.getTime() - b.expiresAt.getTime())
+        .slice(0, limit);
+      const expired = await Promise.all(
+        due.map((row) => serialized(row.id, async () => applyChange(row.merchantId, row.id, { from: "pending", to: "expired", at }))),
+      );
+      return expired.filter((row): row is PaymentIntentRecord => row !== undefined);
     },
   };
+}
+
+function copyAttempt(attempt: PaymentAttemptRecord): PaymentAttemptRecord {
+  return { ...attempt, createdAt: new Date(attempt.createdAt) };
 }
 
 function copy(record: PaymentIntentRecord): PaymentIntentRecord {
@@ -66,6 +139,7 @@ function copy(record: PaymentIntentRecord): PaymentIntentRecord {
     splits: record.splits.map((split) => ({ ...split })),
     createdAt: new Date(record.createdAt),
     updatedAt: new Date(record.updatedAt),
+    expiresAt: new Date(record.expiresAt),
     deletedAt: record.deletedAt && new Date(record.deletedAt),
   };
 }

@@ -7,7 +7,7 @@ import { ConnectionException, LockWaitTimeoutException } from "@mikro-orm/core";
 // statement timeout (57014), and serialization failures (40001, 40P01).
 const unavailableStates = /^(08|53|57P0|57014|40001|40P01)/;
 const unavailableMessages =
-  /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN|Connection terminated|timeout exceeded when trying to connect|Query read timeout|connection timeout|the database system is (starting up|shutting down)/i;
+  /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN|Connection terminated|timeout exceeded when trying to connect|Query read timeout|connection timeout|the database system is (starting up|shutting down)|Client (has encountered a connection error|was closed) and is not queryable/i;
 
 /** isDatabaseUnavailable tells a transient database failure from a bug. */
 export function isDatabaseUnavailable(error: unknown): boolean {

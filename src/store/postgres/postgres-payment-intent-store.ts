@@ -1,13 +1,15 @@
-import { UniqueConstraintViolationException } from "@mikro-orm/core";
+import { LockMode, UniqueConstraintViolationException } from "@mikro-orm/core";
 // Type only: the SQL entity manager's query builder. The driver itself is
 // loaded in create-orm.ts alone.
 import type { EntityManager } from "@mikro-orm/postgresql";
+import type { PaymentAttemptOutcome, PaymentAttemptRecord } from "../../domain/payment-attempt.js";
 import type { PaymentIntentRecord, PaymentIntentStatus } from "../../domain/payment-intent.js";
-import type { InsertResult, ListQuery, PaymentIntentStore } from "../payment-intent-store.js";
+import type { InsertResult, ListQuery, PaymentIntentStore, StatusChange } from "../payment-intent-store.js";
 import { withDatabaseErrors } from "./database-errors.js";
+import { PaymentAttemptEntity, type PaymentAttemptRow } from "./entities/payment-attempt-entity.js";
 import { PaymentIntentEntity, type PaymentIntentRow } from "./entities/payment-intent-entity.js";
-import { PaymentIntentMethodEntity } from "./entities/payment-intent-method-entity.js";
-import { PaymentIntentSplitEntity } from "./entities/payment-intent-split-entity.js";
+import { PaymentIntentMethodEntity, type PaymentIntentMethodRow } from "./entities/payment-intent-method-entity.js";
+import { PaymentIntentSplitEntity, type PaymentIntentSplitRow } from "./entities/payment-intent-split-entity.js";
 import { runInTransaction } from "./run-in-transaction.js";
 
 /** The constraint that makes a clientReference unique per merchant. */
@@ -26,9 +28,21 @@ export function createPostgresPaymentIntentStore(root: EntityManager): PaymentIn
   async function load(em: EntityManager, rows: PaymentIntentRow[]): Promise<PaymentIntentRecord[]> {
     if (rows.length === 0) return [];
     const ids = rows.map((row) => row.id);
+    // Plain rows (execute with mapped names), not managed entities: building
+    // and merging entities was most of a list page's CPU time (docs/BENCHMARKS.md).
     const [methods, splits] = await Promise.all([
-      em.find(PaymentIntentMethodEntity, { paymentIntentId: { $in: ids } }, { orderBy: { position: "asc" } }),
-      em.find(PaymentIntentSplitEntity, { paymentIntentId: { $in: ids } }, { orderBy: { position: "asc" } }),
+      em
+        .createQueryBuilder(PaymentIntentMethodEntity)
+        .select("*")
+        .where({ paymentIntentId: { $in: ids } })
+        .orderBy({ position: "asc" })
+        .execute<PaymentIntentMethodRow[]>("all", true),
+      em
+        .createQueryBuilder(PaymentIntentSplitEntity)
+        .select("*")
+        .where({ paymentIntentId: { $in: ids } })
+        .orderBy({ position: "asc" })
+        .execute<PaymentIntentSplitRow[]>("all", true),
     ]);
     return rows.map((row) => ({
       id: row.id,
@@ -51,8 +65,23 @@ export function createPostgresPaymentIntentStore(root: EntityManager): PaymentIn
       requestFingerprint: row.requestFingerprint,
       createdAt: new Date(row.createdAt),
       updatedAt: new Date(row.updatedAt),
+      expiresAt: new Date(row.expiresAt),
       deletedAt: row.deletedAt ? new Date(row.deletedAt) : null,
     }));
+  }
+
+  /** Applies a conditional status change in em's transaction (if any); true when it took. */
+  async function applyChange(em: EntityManager, merchantId: string, id: string, change: StatusChange): Promise<boolean> {
+    const changed = await em.nativeUpdate(
+      PaymentIntentEntity,
+      { merchantId, id, status: change.from, deletedAt: null },
+      {
+        status: change.to,
+        updatedAt: change.at,
+        ...(change.transaction !== undefined ? { transaction: change.transaction } : {}),
+      },
+    );
+    return changed === 1;
   }
 
   async function findOne(em: EntityManager, where: Record<string, unknown>): Promise<PaymentIntentRecord | undefined> {
@@ -84,6 +113,7 @@ export function createPostgresPaymentIntentStore(root: EntityManager): PaymentIn
               requestFingerprint: record.requestFingerprint,
               createdAt: record.createdAt,
               updatedAt: record.updatedAt,
+              expiresAt: record.expiresAt,
               deletedAt: record.deletedAt,
             });
             if (record.paymentMethods.length > 0) {
@@ -122,7 +152,7 @@ export function createPostgresPaymentIntentStore(root: EntityManager): PaymentIn
     list: (query: ListQuery) =>
       withDatabaseErrors(async () => {
         const em = fork();
-        return load(em, await listQuery(em, query).getResultList());
+        return load(em, await listQuery(em, query).execute<PaymentIntentRow[]>("all", true));
       }),
 
     cancel: (merchantId, id, at) =>
@@ -135,6 +165,78 @@ export function createPostgresPaymentIntentStore(root: EntityManager): PaymentIn
         );
         return changed === 1 ? findOne(em, { merchantId, id }) : undefined;
       }),
+
+    findByCheckoutToken: (token) => withDatabaseErrors(() => findOne(fork(), { checkoutToken: token })),
+
+    transition: (merchantId, id, change) =>
+      withDatabaseErrors(async () => {
+        const em = fork();
+        return (await applyChange(em, merchantId, id, change)) ? findOne(em, { merchantId, id }) : undefined;
+      }),
+
+    attempt: (merchantId, id, decide) =>
+      withDatabaseErrors(() =>
+        runInTransaction(root, async (tx) => {
+          // The row lock makes concurrent attempts on one intent (two tabs, a
+          // double submit) wait for each other: the second sees the first's result.
+          const row = await tx.findOne(PaymentIntentEntity, { merchantId, id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+          if (!row) return undefined;
+          const [intent] = await load(tx, [row]);
+          const earlier = await tx.find(PaymentAttemptEntity, { paymentIntentId: id }, { orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+          const decision = await decide(intent!, earlier.map(toAttempt));
+          if (decision.attempt) await tx.insert(PaymentAttemptEntity, { ...decision.attempt });
+          if (decision.next) {
+            await applyChange(tx, merchantId, id, {
+              from: intent!.status,
+              to: decision.next.status,
+              at: decision.next.at,
+              transaction: decision.next.transaction,
+            });
+          }
+          return { intent: (await findOne(tx, { merchantId, id }))!, attempt: decision.attempt && { ...decision.attempt } };
+        }),
+      ),
+
+    listAttempts: (merchantId, id) =>
+      withDatabaseErrors(async () =>
+        (
+          await fork().find(
+            PaymentAttemptEntity,
+            { merchantId, paymentIntentId: id },
+            { orderBy: [{ createdAt: "asc" }, { id: "asc" }] },
+          )
+        ).map(toAttempt),
+      ),
+
+    expireDue: (at, limit) =>
+      withDatabaseErrors(async () => {
+        const em = fork();
+        // SKIP LOCKED: an intent being paid right now is left for the next sweep.
+        const rows = (await em.getConnection().execute(
+          `update payment_intents set status = 'expired', updated_at = ?
+            where id in (select id from payment_intents
+                          where status = 'pending' and deleted_at is null and expires_at <= ?
+                          order by expires_at limit ? for update skip locked)
+            returning id`,
+          [at, at, limit],
+        )) as { id: string }[];
+        if (rows.length === 0) return [];
+        return load(em, await em.find(PaymentIntentEntity, { id: { $in: rows.map((r) => r.id) } }));
+      }),
+  };
+}
+
+function toAttempt(row: PaymentAttemptRow): PaymentAttemptRecord {
+  return {
+    id: row.id,
+    paymentIntentId: row.paymentIntentId,
+    merchantId: row.merchantId,
+    amount: BigInt(row.amount),
+    method: row.method,
+    outcome: row.outcome as PaymentAttemptOutcome,
+    processorReference: row.processorReference,
+    declineReason: row.declineReason ?? null,
+    createdAt: new Date(row.createdAt),
   };
 }
 

@@ -172,6 +172,9 @@ function writeError(
   } else if (error instanceof ConnectError) {
     status = httpStatusOf(error.code);
     message = status === 500 ? "internal error" : error.rawMessage;
+    // A rate-limited call says when to come back (see auth/rate-limited-verifier.ts).
+    const retryAfter = error.metadata.get("retry-after");
+    if (retryAfter !== null) headers["retry-after"] = retryAfter;
     if (status === 500) onInternalError(error, req);
   } else {
     status = 500;

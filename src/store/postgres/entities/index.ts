@@ -1,4 +1,5 @@
 import { ApiKeyEntity } from "./api-key-entity.js";
+import { PaymentAttemptEntity } from "./payment-attempt-entity.js";
 import { MerchantEntity } from "./merchant-entity.js";
 import { PaymentIntentEntity } from "./payment-intent-entity.js";
 import { PaymentIntentMethodEntity } from "./payment-intent-method-entity.js";
@@ -13,4 +14,5 @@ export const entities = [
   PaymentIntentEntity,
   PaymentIntentMethodEntity,
   PaymentIntentSplitEntity,
+  PaymentAttemptEntity,
 ];

@@ -25,6 +25,7 @@ export const PaymentIntentEntity = defineEntity({
     requestFingerprint: p.string(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
+    expiresAt: p.datetime(),
     deletedAt: p.datetime().nullable(),
   },
 });

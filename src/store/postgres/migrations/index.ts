@@ -1,4 +1,5 @@
 import { Migration20261121000000_initial } from "./Migration20261121000000_initial.js";
+import { Migration20261121120000_payment_attempts } from "./Migration20261121120000_payment_attempts.js";
 
 /** Every migration, oldest first. Listed, not discovered, so no file globbing at run time. */
-export const migrations = [Migration20261121000000_initial];
+export const migrations = [Migration20261121000000_initial, Migration20261121120000_payment_attempts];

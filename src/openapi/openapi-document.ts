@@ -1,0 +1,320 @@
+import { STATUS_CODES } from "node:http";
+import { schemas, type JsonSchema } from "./openapi-schemas.js";
+
+/** Ref points into components (OpenAPI 3.1 §4.8.23). */
+export interface Ref {
+  $ref: string;
+}
+
+/** A query, path or header parameter of an operation. */
+export interface Parameter {
+  name: string;
+  in: "query" | "path" | "header";
+  required?: boolean;
+  description: string;
+  schema: JsonSchema;
+}
+
+/** A response header. */
+export interface Header {
+  description: string;
+  required?: boolean;
+  schema: JsonSchema;
+}
+
+/** One response of an operation: headers and a JSON body. */
+export interface Response {
+  description: string;
+  headers?: Record<string, Header | Ref>;
+  content?: Record<string, { schema: JsonSchema }>;
+}
+
+/** One route: a method on a path. */
+export interface Operation {
+  /** The RPC that serves the route (its google.api.http rule). */
+  operationId: string;
+  summary: string;
+  description: string;
+  tags: string[];
+  parameters?: (Parameter | Ref)[];
+  requestBody?: { required: boolean; content: Record<string, { schema: JsonSchema }> };
+  responses: Record<string, Response | Ref>;
+}
+
+export type HttpMethod = "get" | "post" | "delete";
+export type PathItem = Partial<Record<HttpMethod, Operation>>;
+
+/** The part of an OpenAPI 3.1 document this service writes. */
+export interface OpenApiDocument {
+  openapi: "3.1.0";
+  info: { title: string; version: string; description: string };
+  jsonSchemaDialect: string;
+  servers: { url: string; description: string }[];
+  security: Record<string, string[]>[];
+  tags: { name: string; description: string }[];
+  paths: Record<string, PathItem>;
+  components: {
+    schemas: Record<string, JsonSchema>;
+    parameters: Record<string, Parameter>;
+    headers: Record<string, Header>;
+    responses: Record<string, Response>;
+    securitySchemes: Record<string, Record<string, string>>;
+  };
+  /**
+   * Answers that belong to no operation: a path no route matches (404) and a
+   * route's path with a method it does not serve (405). OpenAPI describes
+   * operations only, so these are named here for tools and the test.
+   */
+  "x-unrouted-responses": Record<"404" | "405", Ref>;
+}
+
+export interface OpenApiDocumentOptions {
+  /** Where the REST API is mounted (BASE_PATH); the document's server URL. */
+  basePath: string;
+  /** The service's version, shown in info.version. */
+  version?: string;
+}
+
+const json = (schema: JsonSchema) => ({ "application/json": { schema } });
+const schemaRef = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
+const headerRef = (name: string): Ref => ({ $ref: `#/components/headers/${name}` });
+const responseRef = (name: string): Ref => ({ $ref: `#/components/responses/${name}` });
+const parameterRef = (name: string): Ref => ({ $ref: `#/components/parameters/${name}` });
+
+/** Every REST response carries these. */
+const commonHeaders = { "X-Request-Id": headerRef("XRequestId"), "Cache-Control": headerRef("CacheControl") };
+
+/** What each error status means across the API; operations list the ones they can answer. */
+const errorMeanings: Record<number, string> = {
+  400: "Invalid input: malformed JSON, an unknown or repeated field or query parameter, a bad value. The message names the field.",
+  401: "Missing, malformed or unknown API key.",
+  404: "No such resource for this merchant (another merchant's and deleted intents included), or no route for the path.",
+  405: "The path exists, the method does not; Allow lists the methods it has.",
+  409: "Conflicts with stored state: a reused clientReference with a different request, an account registered twice, an intent that is no longer pending.",
+  413: "The body is larger than 64 KiB.",
+  415: "The body is not application/json (charset, when given, must be utf-8).",
+  429: "Too many requests for this API key; retry after Retry-After seconds.",
+  500: "An unexpected failure; logged with the request id, never detailed to the client.",
+  503: "The database is unavailable, or the instance is shutting down; retry later.",
+};
+
+/** Headers an error status adds to the common ones. */
+const errorHeaders: Record<number, Record<string, Ref>> = {
+  401: { "WWW-Authenticate": headerRef("WWWAuthenticate") },
+  405: { Allow: headerRef("Allow") },
+  429: { "Retry-After": headerRef("RetryAfter") },
+  503: { "Retry-After": headerRef("RetryAfterOptional") },
+};
+
+/** errorResponse is the §7 body with status fixed to the code and title to its reason phrase. */
+function errorResponse(status: number): Response {
+  return {
+    description: errorMeanings[status]!,
+    headers: { ...commonHeaders, ...errorHeaders[status] },
+    content: json({
+      allOf: [
+        schemaRef("Error"),
+        { properties: { status: { const: status }, title: { const: STATUS_CODES[status] } } },
+      ],
+    }),
+  };
+}
+
+/** The error statuses every operation can answer: input, key, rate limit, failures. */
+const everyOperation = [400, 401, 429, 500, 503];
+/** And those of operations with a JSON body. */
+const withBody = [413, 415];
+
+function errors(...statuses: number[]): Record<string, Ref> {
+  return Object.fromEntries([...statuses].sort().map((status) => [String(status), responseRef(`Error${status}`)]));
+}
+
+const idParameter: Parameter = {
+  name: "id",
+  in: "path",
+  required: true,
+  description: "The payment intent's id (pi_…).",
+  schema: { type: "string", minLength: 1 },
+};
+
+/**
+ * createOpenApiDocument describes the REST API: one operation per
+ * google.api.http rule of the proto (a test holds the two to each other), every
+ * parameter, body, response, header and error. It is written by hand, because
+ * the REST contract refines proto3 JSON (always-present nulls, int64 strings,
+ * millisecond times, 201 vs 200) in ways a generator would not know; the test
+ * that validates real responses against it keeps it honest.
+ */
+export function createOpenApiDocument(options: OpenApiDocumentOptions): OpenApiDocument {
+  const { basePath } = options;
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Payment Intent API",
+      version: options.version ?? "2",
+      description: [
+        "Merchants create payment intents (a request to collect an amount from a customer), hand the customer the intent's checkoutLink, and list or cancel their intents.",
+        "Amounts are integers in kobo (50000 is NGN 500.00); responses render them as strings of digits.",
+        "Every request needs `Authorization: Bearer <api key>` and is scoped to the key's merchant.",
+        "Every response carries `X-Request-Id` (the request's own when it sent a sane one) and `Cache-Control: no-store`.",
+        "Every non-2xx response is `{status, title, message}`.",
+        "The same operations are served over gRPC, gRPC-Web and Connect (services payments.v2.PaymentIntentService and payments.v2.SettlementAccountService).",
+      ].join("\n\n"),
+    },
+    jsonSchemaDialect: "https://spec.openapis.org/oas/3.1/dialect/base",
+    servers: [{ url: basePath === "" ? "/" : basePath, description: "This service (BASE_PATH)." }],
+    security: [{ apiKey: [] }],
+    tags: [
+      { name: "Payment intents", description: "Create, read, list and cancel payment intents." },
+      { name: "Settlement accounts", description: "The bank accounts a merchant is paid out to." },
+    ],
+    paths: {
+      "/v2/payment-intents": {
+        post: {
+          operationId: "CreatePaymentIntent",
+          summary: "Create a payment intent",
+          description:
+            "Creates an intent (201, with Location). Sending the same clientReference with an identical request (after defaults) replays the stored intent: 200 with Idempotent-Replayed: true. A different request with a used reference, or the reference of a deleted intent, is 409.",
+          tags: ["Payment intents"],
+          parameters: [parameterRef("XRequestId")],
+          requestBody: { required: true, content: json(schemaRef("CreatePaymentIntentRequest")) },
+          responses: {
+            "201": {
+              description: "Created.",
+              headers: { ...commonHeaders, Location: headerRef("Location") },
+              content: json(schemaRef("PaymentIntent")),
+            },
+            "200": {
+              description: "An idempotent replay: the intent stored for this clientReference.",
+              headers: { ...commonHeaders, "Idempotent-Replayed": headerRef("IdempotentReplayed") },
+              content: json(schemaRef("PaymentIntent")),
+            },
+            ...errors(...everyOperation, ...withBody, 409),
+          },
+        },
+        get: {
+          operationId: "ListPaymentIntents",
+          summary: "List payment intents",
+          description:
+            "Newest first (createdAt, then id, descending), with keyset paging. Deleted intents never appear. The next page's URL is also in the Link header.",
+          tags: ["Payment intents"],
+          parameters: [
+            parameterRef("XRequestId"),
+            {
+              name: "pageSize",
+              in: "query",
+              description: "Items per page, 1–100; default 50.",
+              schema: { type: "integer", minimum: 1, maximum: 100, default: 50 },
+            },
+            {
+              name: "pageToken",
+              in: "query",
+              description: "nextPageToken of the previous page: opaque, signed, bound to the merchant and the filters.",
+              schema: { type: "string", minLength: 1 },
+            },
+            { name: "clientReference", in: "query", description: "Only the intent with this reference.", schema: schemaRef("ClientReference") },
+            { name: "status", in: "query", description: "Only intents in this status.", schema: schemaRef("PaymentIntentStatus") },
+          ],
+          responses: {
+            "200": {
+              description: "One page.",
+              headers: { ...commonHeaders, Link: headerRef("Link") },
+              content: json(schemaRef("ListPaymentIntentsResponse")),
+            },
+            ...errors(...everyOperation),
+          },
+        },
+      },
+      "/v2/payment-intents/{id}": {
+        get: {
+          operationId: "GetPaymentIntent",
+          summary: "Read a payment intent",
+          description: "What to call after the customer comes back to callbackUrl. Unknown, another merchant's and deleted intents are 404.",
+          tags: ["Payment intents"],
+          parameters: [parameterRef("XRequestId"), idParameter],
+          responses: {
+            "200": { description: "The intent.", headers: commonHeaders, content: json(schemaRef("PaymentIntentListItem")) },
+            ...errors(...everyOperation, 404),
+          },
+        },
+        delete: {
+          operationId: "DeletePaymentIntent",
+          summary: "Cancel a payment intent",
+          description:
+            "A soft delete: a pending intent becomes cancelled, is kept for audit and disappears from the API. An intent that is no longer pending is 409; unknown, another merchant's or already deleted is 404.",
+          tags: ["Payment intents"],
+          parameters: [parameterRef("XRequestId"), idParameter],
+          responses: {
+            "200": { description: "Deleted.", headers: commonHeaders, content: json(schemaRef("DeletePaymentIntentResponse")) },
+            ...errors(...everyOperation, 404, 409),
+          },
+        },
+      },
+      "/v2/settlement-accounts": {
+        post: {
+          operationId: "CreateSettlementAccount",
+          summary: "Register a settlement account",
+          description: "Registers a Nigerian bank account (NUBAN). Registering the same bankCode and accountNumber twice is 409.",
+          tags: ["Settlement accounts"],
+          parameters: [parameterRef("XRequestId")],
+          requestBody: { required: true, content: json(schemaRef("CreateSettlementAccountRequest")) },
+          responses: {
+            "201": { description: "Registered.", headers: commonHeaders, content: json(schemaRef("SettlementAccount")) },
+            ...errors(...everyOperation, ...withBody, 409),
+          },
+        },
+        get: {
+          operationId: "ListSettlementAccounts",
+          summary: "List settlement accounts",
+          description: "Every account of the merchant, newest first. Takes no query parameters.",
+          tags: ["Settlement accounts"],
+          parameters: [parameterRef("XRequestId")],
+          responses: {
+            "200": { description: "Every account.", headers: commonHeaders, content: json(schemaRef("ListSettlementAccountsResponse")) },
+            ...errors(...everyOperation),
+          },
+        },
+      },
+    },
+    components: {
+      schemas,
+      parameters: {
+        XRequestId: {
+          name: "X-Request-Id",
+          in: "header",
+          description: "Your id for this request, echoed in the response and the service's log; replaced by a generated one unless it is 1–128 of A-Z a-z 0-9 . _ : -.",
+          schema: { type: "string", pattern: "^[A-Za-z0-9._:-]{1,128}$" },
+        },
+      },
+      headers: {
+        XRequestId: {
+          description: "The request id: the one sent when sane, else generated.",
+          required: true,
+          schema: { type: "string", pattern: "^[A-Za-z0-9._:-]{1,128}$" },
+        },
+        CacheControl: { description: "API responses are never cached.", required: true, schema: { type: "string", const: "no-store" } },
+        Location: {
+          description: "Where the created intent can be read: {BASE_PATH}/v2/payment-intents/{id}.",
+          required: true,
+          schema: { type: "string", pattern: "^(/[A-Za-z0-9._~-]+)*/v2/payment-intents/pi_[0-9a-f-]{36}$" },
+        },
+        IdempotentReplayed: { description: "Marks an idempotent replay.", required: true, schema: { type: "string", const: "true" } },
+        Link: {
+          description: 'Present when another page exists: <url of the next page>; rel="next" (RFC 8288).',
+          schema: { type: "string", pattern: '^<[^>]+>; rel="next"$' },
+        },
+        WWWAuthenticate: { description: "The scheme to authenticate with (RFC 6750).", required: true, schema: { type: "string", pattern: "^Bearer" } },
+        Allow: { description: "The methods the path has.", required: true, schema: { type: "string", pattern: "^[A-Z]+(, [A-Z]+)*$" } },
+        RetryAfter: { description: "Seconds to wait before retrying.", required: true, schema: { type: "string", pattern: "^[0-9]+$" } },
+        RetryAfterOptional: { description: "Seconds to wait before retrying, when known.", schema: { type: "string", pattern: "^[0-9]+$" } },
+      },
+      responses: {
+        ...Object.fromEntries(Object.keys(errorMeanings).map((status) => [`Error${status}`, errorResponse(Number(status))])),
+      },
+      securitySchemes: {
+        apiKey: { type: "http", scheme: "bearer", description: "The merchant's API key: Authorization: Bearer <key>." },
+      },
+    },
+    "x-unrouted-responses": { "404": responseRef("Error404"), "405": responseRef("Error405") },
+  };
+}

@@ -1,0 +1,163 @@
+import { Code, ConnectError } from "@connectrpc/connect";
+import type { PaymentAttemptRecord } from "../../domain/payment-attempt.js";
+import type { PaymentIntentRecord } from "../../domain/payment-intent.js";
+import type { Logger } from "../../lib/logger.js";
+import type { HttpRoute } from "../../server/http-route.js";
+import type { NodeRequest, NodeResponse } from "../../server/node-http.js";
+import type { CheckoutService } from "../../service/checkout-service.js";
+import { BodyTooLarge, readBody } from "../rest/read-body.js";
+import { checkoutPage, messagePage, notFoundPage, resultPage } from "./checkout-pages.js";
+import type { Csrf } from "./csrf.js";
+import { checkoutCssHash } from "./html.js";
+
+export interface CheckoutRoutesOptions {
+  checkout: CheckoutService;
+  csrf: Csrf;
+  /** The service's public origin: form posts must come from it. */
+  publicUrl: string;
+  logger: Logger;
+}
+
+/** /checkout/<token>, /checkout/<token>/pay, /checkout/<token>/result */
+const pathPattern = /^\/checkout\/([A-Za-z0-9_-]{16,128})(\/pay|\/result)?$/;
+
+const maxFormBytes = 4096;
+
+/**
+ * createCheckoutRoutes serves the customer's checkout pages: server-rendered
+ * HTML without scripts, behind a strict Content-Security-Policy, with forms
+ * protected against cross-site submission. The token in the path is the only
+ * credential; every answer for a token that does not exist is the same 404.
+ * Each attempt ends in a 303 to the merchant's callbackUrl (with reference, id
+ * and status added to its query) or to a result page.
+ */
+export function createCheckoutRoutes(options: CheckoutRoutesOptions): HttpRoute {
+  const publicOrigin = new URL(options.publicUrl).origin;
+
+  function send(res: NodeResponse, status: number, body: string, headers: Record<string, string> = {}, formTarget?: string) {
+    // Form posts are answered with a redirect to the merchant: CSP's
+    // form-action covers redirect targets, so the callback origin is allowed.
+    const formAction = ["'self'", formTarget].filter(Boolean).join(" ");
+    res.writeHead(status, {
+      "content-type": "text/html; charset=utf-8",
+      "content-length": Buffer.byteLength(body),
+      "content-security-policy": `default-src 'none'; style-src '${checkoutCssHash}'; img-src 'self'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
+      "cache-control": "no-store",
+      "referrer-policy": "no-referrer",
+      "x-content-type-options": "nosniff",
+      "x-frame-options": "DENY",
+      ...headers,
+    });
+    res.end(body);
+  }
+
+  function redirect(res: NodeResponse, location: string) {
+    res.writeHead(303, { location, "cache-control": "no-store", "referrer-policy": "no-referrer", "content-length": 0 });
+    res.end("");
+  }
+
+  const callbackOrigin = (intent: PaymentIntentRecord) => (intent.callbackUrl ? new URL(intent.callbackUrl).origin : undefined);
+
+  /** Where the customer goes after an attempt: the merchant's callback, or our result page. */
+  function afterAttempt(token: string, intent: PaymentIntentRecord, attempt: PaymentAttemptRecord): string {
+    if (!intent.callbackUrl) return `/checkout/${token}/result?attempt=${encodeURIComponent(attempt.id)}`;
+    const url = new URL(intent.callbackUrl);
+    url.searchParams.set("reference", intent.clientReference);
+    url.searchParams.set("id", intent.id);
+    url.searchParams.set("status", attempt.outcome === "succeeded" ? "successful" : "failed");
+    return url.toString();
+  }
+
+  async function showPage(req: NodeRequest, res: NodeResponse, token: string) {
+    const view = await options.checkout.view(token);
+    const { nonce, isNew } = options.csrf.nonceFor(header(req, "cookie"));
+    const body = checkoutPage(view, { action: `/checkout/${token}/pay`, csrf: options.csrf.fieldFor(token, nonce) });
+    send(res, 200, body, isNew ? { "set-cookie": options.csrf.cookie(nonce) } : {}, callbackOrigin(view.intent));
+  }
+
+  async function pay(req: NodeRequest, res: NodeResponse, token: string) {
+    const checkoutPath = `/checkout/${token}`;
+    const type = (header(req, "content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+    if (type !== "application/x-www-form-urlencoded") {
+      return send(res, 415, messagePage("Unsupported form", "This form could not be read.", checkoutPath));
+    }
+    const form = new URLSearchParams((await readBody(req, maxFormBytes)).toString("utf8"));
+    const origin = header(req, "origin");
+    if (!options.csrf.verify(token, header(req, "cookie"), form.get("csrf") ?? undefined) || (origin && origin !== publicOrigin && origin !== "null")) {
+      return send(res, 403, messagePage("Please try again", "This form has expired. Reload the payment page and try again.", checkoutPath));
+    }
+    try {
+      const result = await options.checkout.pay(token, {
+        method: form.get("method") ?? "",
+        card: { number: form.get("card_number") ?? "", expiry: form.get("card_expiry") ?? "", cvv: form.get("card_cvv") ?? "" },
+      });
+      if (result.kind === "form-errors") {
+        const { nonce } = options.csrf.nonceFor(header(req, "cookie"));
+        const body = checkoutPage(result.view, { action: `/checkout/${token}/pay`, csrf: options.csrf.fieldFor(token, nonce), errors: result.errors });
+        return send(res, 422, body, {}, callbackOrigin(result.view.intent));
+      }
+      redirect(res, afterAttempt(token, result.intent, result.attempt));
+    } catch (error) {
+      if (!(error instanceof ConnectError) || error.code !== Code.FailedPrecondition) throw error;
+      // Not payable any more (paid in another tab, expired, cancelled). A
+      // repeated submit of a paid intent ends where the first one did.
+      const view = await options.checkout.view(token);
+      const paid = view.intent.status === "successful" && !view.intent.deletedAt;
+      if (paid && view.intent.callbackUrl) {
+        const url = new URL(view.intent.callbackUrl);
+        url.searchParams.set("reference", view.intent.clientReference);
+        url.searchParams.set("id", view.intent.id);
+        url.searchParams.set("status", "successful");
+        return redirect(res, url.toString());
+      }
+      redirect(res, checkoutPath);
+    }
+  }
+
+  async function showResult(res: NodeResponse, token: string, attemptId: string | null) {
+    const view = await options.checkout.view(token);
+    const attempt = attemptId ? await options.checkout.attemptOf(token, attemptId) : undefined;
+    if (!attempt) return send(res, 404, notFoundPage());
+    send(res, 200, resultPage(view.intent, attempt, `/checkout/${token}`));
+  }
+
+  return {
+    // The token is a secret: logs and metrics see only the template.
+    name: "/checkout/{token}",
+    matches: (path) => path === "/checkout" || path.startsWith("/checkout/"),
+
+    async handle(req, res) {
+      const target = req.url ?? "/";
+      const queryAt = target.indexOf("?");
+      const path = queryAt < 0 ? target : target.slice(0, queryAt);
+      const match = pathPattern.exec(path);
+      if (!match) return send(res, 404, notFoundPage());
+      const [, token, action] = match as unknown as [string, string, string | undefined];
+      const allowed = action === "/pay" ? "POST" : "GET";
+      if (req.method !== allowed && !(allowed === "GET" && req.method === "HEAD")) {
+        return send(res, 405, messagePage("Not allowed", "This page cannot be used that way."), { allow: allowed });
+      }
+      try {
+        if (action === "/pay") return await pay(req, res, token);
+        if (action === "/result") return await showResult(res, token, new URLSearchParams(target.slice(queryAt + 1)).get("attempt"));
+        return await showPage(req, res, token);
+      } catch (error) {
+        if (error instanceof ConnectError && error.code === Code.NotFound) return send(res, 404, notFoundPage());
+        if (error instanceof ConnectError && error.code === Code.InvalidArgument) {
+          return send(res, 400, messagePage("Please try again", error.rawMessage, `/checkout/${token}`));
+        }
+        if (error instanceof BodyTooLarge) return send(res, 413, messagePage("Form too large", "This form could not be read."));
+        if (error instanceof ConnectError && error.code === Code.Unavailable) {
+          return send(res, 503, messagePage("Please try again shortly", "Payments are briefly unavailable."), { "retry-after": "5" });
+        }
+        options.logger.error({ path: "/checkout/{token}", err: error instanceof Error ? error.message : String(error) }, "checkout failed");
+        return send(res, 500, messagePage("Something went wrong", "Please check with the merchant before you try again."));
+      }
+    },
+  };
+}
+
+function header(req: NodeRequest, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value.join("; ") : value;
+}

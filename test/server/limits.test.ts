@@ -1,0 +1,235 @@
+import assert from "node:assert/strict";
+import http2 from "node:http2";
+import net from "node:net";
+import { after, before, describe, it } from "node:test";
+import { setTimeout as delay } from "node:timers/promises";
+import { Code, createClient } from "@connectrpc/connect";
+import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
+import { SettlementAccountService } from "../../gen/payments/v2/settlement_account_pb.js";
+import { createRateLimitedVerifier } from "../../src/auth/rate-limited-verifier.js";
+import { createRateLimiter } from "../../src/lib/rate-limiter.js";
+import type { HttpRoute } from "../../src/server/http-route.js";
+import { expectConnectError } from "../rpc/support/rpc-helpers.js";
+import { createManualClock } from "../support/manual-clock.js";
+import { createRestClient, expectJson } from "../support/rest-client.js";
+import { startServerProcess, type ServerProcess } from "../support/server-process.js";
+import { startTestServer, type TestServer } from "../support/test-server.js";
+
+/** openSocket connects and collects everything the server sends until it closes. */
+async function openSocket(port: number) {
+  const socket = net.connect({ host: "127.0.0.1", port, noDelay: true });
+  await new Promise<void>((resolve, reject) => {
+    socket.once("connect", () => resolve());
+    socket.once("error", reject);
+  });
+  const chunks: Buffer[] = [];
+  socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+  socket.on("error", () => {});
+  const started = performance.now();
+  const closed = new Promise<number>((resolve) => socket.once("close", () => resolve(performance.now() - started)));
+  return { socket, closed, received: () => Buffer.concat(chunks).toString("latin1") };
+}
+
+/** within fails when promise does not settle within ms. */
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  return Promise.race([promise, delay(ms).then(() => assert.fail(`${what} did not happen within ${ms} ms`))]);
+}
+
+describe("per-key rate limit", () => {
+  let server: TestServer;
+  const clock = createManualClock();
+
+  before(async () => {
+    const limit = { ratePerSecond: 2, burst: 3 };
+    server = await startTestServer({
+      wrapVerifier: (verifier) => createRateLimitedVerifier(verifier, createRateLimiter({ ...limit, clock }), limit),
+    });
+  });
+  after(() => server.close());
+
+  it("answers REST 429 with Retry-After and the error body after the burst, per key, until tokens return", async () => {
+    const rest = createRestClient(server);
+    for (let i = 0; i < 3; i++) expectJson(await rest.listAccounts(), 200);
+    const limited = await rest.listAccounts();
+    const body = expectJson<Record<string, unknown>>(limited, 429);
+    assert.deepEqual(body, {
+      status: 429,
+      title: "Too Many Requests",
+      message: "rate limit exceeded: at most 2 requests per second per API key, bursts of 3; retry after 1 s",
+    });
+    assert.equal(limited.headers.get("retry-after"), "1");
+    // Another key has its own bucket.
+    expectJson(await rest.listAccounts("merchantB"), 200);
+    // An unknown key is still 401, not 429: the limit applies to verified keys.
+    assert.equal((await rest.request("GET", "/v2/settlement-accounts", { authorization: "Bearer sk_test_unknown_key_0000" })).status, 401);
+    clock.advance(500);
+    expectJson(await rest.listAccounts(), 200);
+    assert.equal((await rest.listAccounts()).status, 429);
+  });
+
+  it("answers RPC ResourceExhausted with retry-after over Connect and gRPC", async () => {
+    clock.advance(10_000);
+    const headers = { authorization: server.bearer("merchantB") };
+    for (const transport of [
+      createConnectTransport({ baseUrl: server.url, httpVersion: "1.1" }),
+      createGrpcTransport({ baseUrl: server.url }),
+    ]) {
+      clock.advance(10_000);
+      const client = createClient(SettlementAccountService, transport);
+      for (let i = 0; i < 3; i++) await client.listSettlementAccounts({}, { headers });
+      const error = await expectConnectError(client.listSettlementAccounts({}, { headers }), Code.ResourceExhausted, /rate limit exceeded/);
+      assert.equal(error.metadata.get("retry-after"), "1");
+    }
+  });
+});
+
+describe("timeouts against slow and silent clients", () => {
+  let server: TestServer;
+  const limits = { headersTimeoutMs: 300, requestTimeoutMs: 600, idleTimeoutMs: 400, maxConcurrentStreams: 7 };
+
+  before(async () => {
+    server = await startTestServer({ limits });
+  });
+  after(() => server.close());
+
+  it("cuts off a client that trickles its headers, with 408", async () => {
+    const client = await openSocket(server.port);
+    client.socket.write("GET /v1/v2/payment-intents HTTP/1.1\r\nHost: x\r\n");
+    const trickle = setInterval(() => client.socket.write("X-Slow: 1\r\n"), 50);
+    try {
+      const took = await within(client.closed, 2000, "closing the slow-headers connection");
+      assert.ok(took >= 250, `closed after ${took} ms, before the headers timeout`);
+      assert.match(client.received(), /^HTTP\/1\.1 408 Request Timeout\r\n/);
+    } finally {
+      clearInterval(trickle);
+    }
+  });
+
+  it("closes a connection that sends nothing at all", async () => {
+    const client = await openSocket(server.port);
+    const took = await within(client.closed, 2000, "closing the silent connection");
+    assert.ok(took >= 250, `closed after ${took} ms`);
+    assert.equal(client.received(), "");
+  });
+
+  it("closes a connection that stops after a partial HTTP/2 preface", async () => {
+    const client = await openSocket(server.port);
+    client.socket.write("PRI * HTTP/2.0\r\n");
+    await within(client.closed, 2000, "closing the half-preface connection");
+  });
+
+  it("cuts off a client that trickles its body past the request timeout", async () => {
+    const client = await openSocket(server.port);
+    client.socket.write(
+      `POST /v1/v2/settlement-accounts HTTP/1.1\r\nHost: x\r\nAuthorization: ${server.bearer()}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{`,
+    );
+    const trickle = setInterval(() => client.socket.write(" "), 50);
+    try {
+      const took = await within(client.closed, 2500, "closing the slow-body connection");
+      assert.ok(took >= 500, `closed after ${took} ms, before the request timeout`);
+    } finally {
+      clearInterval(trickle);
+    }
+  });
+
+  it("still serves a prompt client", async () => {
+    expectJson(await createRestClient(server).listAccounts(), 200);
+  });
+
+  it("advertises the HTTP/2 stream cap in SETTINGS and resets a stream whose body never comes", async () => {
+    const session = http2.connect(server.url);
+    try {
+      const settings = await new Promise<http2.Settings>((resolve) => session.once("remoteSettings", resolve));
+      assert.equal(settings.maxConcurrentStreams, 7);
+      const stream = session.request({
+        ":method": "POST",
+        ":path": "/v1/v2/settlement-accounts",
+        authorization: server.bearer(),
+        "content-type": "application/json",
+      });
+      stream.write("{");
+      stream.on("error", () => {});
+      stream.resume();
+      const started = performance.now();
+      await within(new Promise((resolve) => stream.once("close", resolve)), 2500, "resetting the slow stream");
+      assert.ok(performance.now() - started >= 500);
+      assert.equal(stream.rstCode, http2.constants.NGHTTP2_CANCEL);
+    } finally {
+      session.destroy();
+    }
+  });
+
+  it("closes an idle HTTP/2 session with GOAWAY", async () => {
+    const session = http2.connect(server.url);
+    const goaway = new Promise<number>((resolve) => session.once("goaway", (code) => resolve(code)));
+    session.on("error", () => {});
+    assert.equal(await within(goaway, 2000, "GOAWAY on the idle session"), http2.constants.NGHTTP2_NO_ERROR);
+    session.destroy();
+  });
+});
+
+describe("HTTP/2 idle timeout with a slow request", () => {
+  it("keeps a session whose only stream waits on a slow handler, then closes it once idle", async () => {
+    const slow: HttpRoute = {
+      matches: (path) => path === "/slow",
+      async handle(_req, res) {
+        await delay(700);
+        res.writeHead(200, { "content-type": "text/plain" });
+        res.end("done");
+      },
+    };
+    const server = await startTestServer({ limits: { idleTimeoutMs: 300 }, app: { httpRoutes: [slow] } });
+    const session = http2.connect(server.url);
+    try {
+      let goawayAt = 0;
+      const goaway = new Promise<void>((resolve) =>
+        session.once("goaway", () => {
+          goawayAt = performance.now();
+          resolve();
+        }),
+      );
+      const stream = session.request({ ":path": "/slow" });
+      stream.setEncoding("utf8");
+      let text = "";
+      stream.on("data", (chunk: string) => (text += chunk));
+      await new Promise((resolve) => stream.once("end", resolve));
+      const endedAt = performance.now();
+      assert.equal(text, "done");
+      await within(goaway, 2000, "GOAWAY after the stream ended");
+      assert.ok(goawayAt - endedAt >= 200, "the session closed before it was idle for idleTimeoutMs");
+    } finally {
+      session.destroy();
+      await server.close();
+    }
+  });
+});
+
+describe("limits set through the environment (src/main.ts)", () => {
+  let server: ServerProcess;
+  const key = "sk_test_rate_limited_key_1";
+  before(async () => {
+    server = await startServerProcess({
+      apiKeys: `acme:${key}`,
+      env: { RATE_LIMIT_RPS: "1", RATE_LIMIT_BURST: "2", MAX_CONCURRENT_STREAMS: "9" },
+    });
+  });
+  after(() => server.stop());
+
+  it("applies RATE_LIMIT_RPS and RATE_LIMIT_BURST", async () => {
+    const list = () => fetch(`${server.url}/v1/v2/settlement-accounts`, { headers: { authorization: `Bearer ${key}` } });
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await list()).status);
+    assert.deepEqual(statuses, [200, 200, 429]);
+    assert.equal((await list()).headers.get("retry-after"), "1");
+  });
+
+  it("applies MAX_CONCURRENT_STREAMS", async () => {
+    const session = http2.connect(server.url);
+    try {
+      const settings = await new Promise<http2.Settings>((resolve) => session.once("remoteSettings", resolve));
+      assert.equal(settings.maxConcurrentStreams, 9);
+    } finally {
+      session.destroy();
+    }
+  });
+});

@@ -1,0 +1,237 @@
+import assert from "node:assert/strict";
+import { beforeEach, describe, it } from "node:test";
+import { create } from "@bufbuild/protobuf";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { CreatePaymentIntentRequestSchema, ListPaymentIntentsRequestSchema } from "../../gen/payments/v2/payment_intent_pb.js";
+import type { PaymentIntentStatus } from "../../src/domain/payment-intent.js";
+import { createIdGenerator } from "../../src/lib/ids.js";
+import { createTestModeProcessor } from "../../src/processor/test-mode-processor.js";
+import { createCheckoutService, type CheckoutService } from "../../src/service/checkout-service.js";
+import { createPageTokenCodec } from "../../src/service/page-token.js";
+import type { PaymentEvents } from "../../src/service/payment-events.js";
+import { createPaymentExpiry, type PaymentExpiry } from "../../src/service/payment-expiry.js";
+import { createPaymentIntentService, type PaymentIntentService } from "../../src/service/payment-intent-service.js";
+import { createPaymentIntentPresenter } from "../../src/service/payment-intent-view.js";
+import { createPaymentMethodCatalogue } from "../../src/service/payment-method-catalogue.js";
+import { createMemoryPaymentIntentStore } from "../../src/store/memory/memory-payment-intent-store.js";
+import { createMemorySettlementAccountStore } from "../../src/store/memory/memory-settlement-account-store.js";
+import type { PaymentIntentStore } from "../../src/store/payment-intent-store.js";
+import { createManualClock, type ManualClock } from "../support/manual-clock.js";
+
+const day = 86_400_000;
+const goodCard = { number: "4084 0840 8408 4081", expiry: "12/39", cvv: "123" };
+const declinedCard = { number: "4000 0000 0000 0002", expiry: "12/39", cvv: "123" };
+
+describe("payment lifecycle (service layer, injected clock)", () => {
+  let clock: ManualClock;
+  let intents: PaymentIntentStore;
+  let api: PaymentIntentService;
+  let checkout: CheckoutService;
+  let expiry: PaymentExpiry;
+  let transitions: string[];
+
+  beforeEach(() => {
+    clock = createManualClock("2026-01-10T09:00:00.000Z");
+    intents = createMemoryPaymentIntentStore();
+    transitions = [];
+    const events: PaymentEvents = {
+      created() {},
+      transitioned: (_merchant, _id, from, to) => void transitions.push(`${from}>${to}`),
+    };
+    const catalogue = createPaymentMethodCatalogue(["paystack"]);
+    const ids = createIdGenerator(clock);
+    api = createPaymentIntentService({
+      intents,
+      accounts: createMemorySettlementAccountStore(),
+      catalogue,
+      presenter: createPaymentIntentPresenter({ publicUrl: "https://pay.example.com", catalogue }),
+      pageTokens: createPageTokenCodec("s".repeat(32)),
+      clock,
+      ids,
+      events,
+      checkoutTtlMs: day,
+    });
+    expiry = createPaymentExpiry({ intents, clock, events });
+    checkout = createCheckoutService({
+      intents,
+      merchants: { nameOf: async (id) => (id === "m1" ? "Ada Stores" : undefined) },
+      processor: createTestModeProcessor(),
+      catalogue,
+      expiry,
+      events,
+      clock,
+      ids,
+      maxAttempts: 3,
+    });
+  });
+
+  async function newIntent(reference = "order-1") {
+    const { intent } = await api.create("m1", create(CreatePaymentIntentRequestSchema, {
+      amount: 50_000n,
+      customerEmail: "ada@example.com",
+      clientReference: reference,
+    }));
+    return { id: intent.id, token: intent.checkoutLink.split("/").pop()! };
+  }
+
+  async function statusOf(id: string): Promise<PaymentIntentStatus> {
+    return (await intents.findById("m1", id))!.status;
+  }
+
+  it("shows a pending intent with its merchant and every allowed method", async () => {
+    const { token } = await newIntent();
+    const view = await checkout.view(token);
+    assert.equal(view.merchantName, "Ada Stores");
+    assert.deepEqual(view.methods.map((m) => m.method.type), ["card", "bank_transfer", "ussd", "paystack"]);
+    assert.equal(view.attemptsLeft, 3);
+    assert.equal(view.testMode, true);
+  });
+
+  it("pending → successful on a good card: transaction set, updatedAt moved, one attempt recorded", async () => {
+    const { id, token } = await newIntent();
+    clock.advance(5_000);
+    const result = await checkout.pay(token, { method: "card", card: goodCard });
+    assert.equal(result.kind, "attempted");
+    if (result.kind !== "attempted") return;
+    assert.equal(result.intent.status, "successful");
+    assert.equal(result.intent.transaction, result.attempt.processorReference);
+    assert.equal(result.intent.updatedAt.toISOString(), "2026-01-10T09:00:05.000Z");
+    assert.deepEqual(
+      (await intents.listAttempts("m1", id)).map((a) => [a.method, a.outcome, a.amount, a.createdAt.toISOString()]),
+      [["card", "succeeded", 50_000n, "2026-01-10T09:00:05.000Z"]],
+    );
+    assert.deepEqual(transitions, ["pending>successful"]);
+    assert.equal((await checkout.view(token)).methods.length, 0, "a paid intent offers no payment");
+  });
+
+  it("keeps the intent pending after a decline, and fails it after the third", async () => {
+    const { id, token } = await newIntent();
+    for (const left of [2, 1]) {
+      const result = await checkout.pay(token, { method: "card", card: declinedCard });
+      assert.equal(result.kind === "attempted" && result.attempt.outcome, "declined");
+      assert.equal(await statusOf(id), "pending");
+      assert.equal((await checkout.view(token)).attemptsLeft, left);
+    }
+    const third = await checkout.pay(token, { method: "card", card: declinedCard });
+    assert.equal(third.kind === "attempted" && third.intent.status, "failed");
+    assert.deepEqual(transitions, ["pending>failed"]);
+    await assert.rejects(checkout.pay(token, { method: "card", card: goodCard }), (e: ConnectError) => e.code === Code.FailedPrecondition);
+    assert.equal((await intents.listAttempts("m1", id)).length, 3);
+  });
+
+  it("declines any other valid card with a hint to use a test card", async () => {
+    const { token } = await newIntent();
+    const result = await checkout.pay(token, { method: "card", card: { number: "4111 1111 1111 1111", expiry: "01/40", cvv: "999" } });
+    assert.match(result.kind === "attempted" ? (result.attempt.declineReason ?? "") : "", /use a test card/);
+  });
+
+  it("treats a mistyped card as a form error, not an attempt", async () => {
+    const { id, token } = await newIntent();
+    const result = await checkout.pay(token, { method: "card", card: { number: "4084 0840 8408 4082", expiry: "13/30", cvv: "1" } });
+    assert.equal(result.kind, "form-errors");
+    assert.deepEqual(result.kind === "form-errors" && result.errors.map((e) => e.field), ["number", "expiry", "cvv"]);
+    assert.deepEqual(await intents.listAttempts("m1", id), []);
+  });
+
+  it("refuses a card that expired last month", async () => {
+    const { token } = await newIntent();
+    const result = await checkout.pay(token, { method: "card", card: { ...goodCard, expiry: "12/25" } });
+    assert.deepEqual(result.kind === "form-errors" && result.errors, [{ field: "expiry", message: "This card has expired." }]);
+  });
+
+  it("succeeds bank transfer, USSD and a processor once confirmed", async () => {
+    for (const method of ["bank_transfer", "ussd", "paystack"]) {
+      const { token } = await newIntent(`order-${method}`);
+      const result = await checkout.pay(token, { method });
+      assert.equal(result.kind === "attempted" && result.intent.status, "successful", method);
+    }
+  });
+
+  it("refuses a method the intent does not offer", async () => {
+    const { intent } = await api.create("m1", create(CreatePaymentIntentRequestSchema, {
+      amount: 100n,
+      customerEmail: "ada@example.com",
+      clientReference: "card-only",
+      paymentMethod: ["card"],
+    }));
+    await assert.rejects(
+      checkout.pay(intent.checkoutLink.split("/").pop()!, { method: "ussd" }),
+      (e: ConnectError) => e.code === Code.InvalidArgument,
+    );
+  });
+
+  it("pending → expired on read once CHECKOUT_TTL has passed, with no payment possible", async () => {
+    const { id, token } = await newIntent();
+    clock.advance(day - 1);
+    assert.equal((await checkout.view(token)).intent.status, "pending");
+    clock.advance(1);
+    const view = await checkout.view(token);
+    assert.equal(view.intent.status, "expired");
+    assert.equal(view.intent.updatedAt.toISOString(), clock.iso());
+    assert.deepEqual(view.methods, []);
+    await assert.rejects(checkout.pay(token, { method: "ussd" }), (e: ConnectError) => e.code === Code.FailedPrecondition);
+    assert.deepEqual(await intents.listAttempts("m1", id), []);
+    assert.deepEqual(transitions, ["pending>expired"]);
+    assert.equal((await api.get("m1", id)).status, "expired");
+  });
+
+  it("pending → expired by the sweep for intents nobody reads", async () => {
+    const first = await newIntent("a");
+    clock.advance(1000);
+    const second = await newIntent("b");
+    clock.advance(day - 500);
+    assert.equal(await expiry.sweep(), 1);
+    assert.equal(await statusOf(first.id), "expired");
+    assert.equal(await statusOf(second.id), "pending");
+    clock.advance(500);
+    assert.equal(await expiry.sweep(), 1);
+    assert.deepEqual(transitions, ["pending>expired", "pending>expired"]);
+  });
+
+  it("a list filtered by status never shows a lapsed intent as pending", async () => {
+    await newIntent();
+    clock.advance(day);
+    assert.deepEqual((await api.list("m1", create(ListPaymentIntentsRequestSchema, { pageSize: 10, status: "pending" }))).items, []);
+    const expired = await api.list("m1", create(ListPaymentIntentsRequestSchema, { pageSize: 10, status: "expired" }));
+    assert.equal(expired.items.length, 1);
+  });
+
+  it("pending → cancelled by delete; then the page shows cancelled and refuses payment", async () => {
+    const { id, token } = await newIntent();
+    await api.delete("m1", id);
+    assert.deepEqual(transitions, ["pending>cancelled"]);
+    const view = await checkout.view(token);
+    assert.equal(view.intent.status, "cancelled");
+    assert.deepEqual(view.methods, []);
+    await assert.rejects(checkout.pay(token, { method: "ussd" }), (e: ConnectError) => e.code === Code.FailedPrecondition);
+  });
+
+  it("refuses to delete a successful or expired intent with FailedPrecondition", async () => {
+    const paid = await newIntent("paid");
+    await checkout.pay(paid.token, { method: "ussd" });
+    await assert.rejects(api.delete("m1", paid.id), (e: ConnectError) => e.code === Code.FailedPrecondition && /successful/.test(e.rawMessage));
+    const lapsed = await newIntent("lapsed");
+    clock.advance(day);
+    await assert.rejects(api.delete("m1", lapsed.id), (e: ConnectError) => e.code === Code.FailedPrecondition && /expired/.test(e.rawMessage));
+  });
+
+  it("two tabs paying at once: exactly one successful attempt", async () => {
+    const { id, token } = await newIntent();
+    const outcomes = await Promise.allSettled([
+      checkout.pay(token, { method: "card", card: goodCard }),
+      checkout.pay(token, { method: "card", card: goodCard }),
+      checkout.pay(token, { method: "ussd" }),
+    ]);
+    assert.equal(outcomes.filter((o) => o.status === "fulfilled").length, 1);
+    for (const o of outcomes) {
+      if (o.status === "rejected") assert.equal((o.reason as ConnectError).code, Code.FailedPrecondition);
+    }
+    const attempts = await intents.listAttempts("m1", id);
+    assert.equal(attempts.filter((a) => a.outcome === "succeeded").length, 1);
+    assert.equal(attempts.length, 1);
+  });
+
+  it("answers NotFound for an unknown token", async () => {
+    await assert.rejects(checkout.view("no-such-token-000000"), (e: ConnectError) => e.code === Code.NotFound);
+  });
+});

@@ -245,9 +245,17 @@ function answerClientError(error: NodeJS.ErrnoException, socket: net.Socket, can
           ? [408, "the request did not arrive in time"]
           : [400, "malformed HTTP request"];
     const body = JSON.stringify(errorBody(status, message));
-    socket.write(
+    // Close gracefully: destroying a socket with unread bytes (the rest of a
+    // body) resets the connection, and the client may lose the answer. Read
+    // and drop what still comes for up to a second after the answer.
+    socket.removeAllListeners("data");
+    socket.on("data", () => {});
+    socket.end(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\ncache-control: no-store\r\nconnection: close\r\n\r\n${body}`,
     );
+    socket.resume();
+    setTimeout(() => socket.destroy(), 1000).unref();
+    return;
   }
   socket.destroy(error);
 }

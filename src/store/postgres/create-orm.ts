@@ -35,6 +35,7 @@ export async function createOrm(options: DatabaseOptions): Promise<MikroORM> {
       query_timeout: options.statementTimeoutMs + 1_000,
       connectionTimeoutMillis: options.statementTimeoutMs,
       application_name: "payment-intents",
+      onPoolCreated: (pool: PoolEvents) => pool.on("connect", closeOnQueryTimeout),
     },
     // The stores fork per call; a shared global identity map would leak state.
     allowGlobalContext: false,
@@ -43,4 +44,37 @@ export async function createOrm(options: DatabaseOptions): Promise<MikroORM> {
     // The database is provisioned by the operator; never create it implicitly.
     ensureDatabase: false,
   });
+}
+
+/** The part of a pg pool this module uses. */
+interface PoolEvents {
+  on(event: "connect", listener: (client: PooledClient) => void): unknown;
+}
+
+/** The part of a pooled pg client this module uses. */
+interface PooledClient {
+  query(...args: unknown[]): unknown;
+  connection?: { stream?: { destroy(): void } };
+}
+
+/**
+ * closeOnQueryTimeout makes a pooled client drop its connection when a query
+ * runs into the client-side query timeout. pg keeps the connection with the
+ * timed-out query still active, so the next statement on it (a transaction's
+ * ROLLBACK) queues behind that query and waits out a timeout of its own: a
+ * request on a database that stopped answering took two query timeouts.
+ * Destroying the stream fails what is queued at once, and the pool discards
+ * the client (as pg itself does in pipeline mode).
+ */
+function closeOnQueryTimeout(client: PooledClient): void {
+  const query = client.query.bind(client);
+  client.query = (...args: unknown[]) => {
+    const result = query(...args);
+    if (result instanceof Promise) {
+      result.catch((error: unknown) => {
+        if ((error as { message?: unknown } | undefined)?.message === "Query read timeout") client.connection?.stream?.destroy();
+      });
+    }
+    return result;
+  };
 }

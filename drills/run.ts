@@ -1,0 +1,132 @@
+/**
+ * npm run drills [-- --quick] [-- --only <regex>] [-- --no-write]
+ *
+ * Fault drills against real server processes on fresh PostgreSQL databases:
+ * duplicate storm, crash (SIGKILL), database outage, hostile input and tenant
+ * isolation. Each prints what it did and a PASS/FAIL line with its figures;
+ * a full run rewrites the results section of docs/RELIABILITY.md. --quick
+ * shrinks every drill (what CI runs). Exits non-zero when a drill fails.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { postgresUnavailable } from "../test/support/postgres.js";
+import { runCrash } from "./crash.js";
+import { runDuplicateStorm } from "./duplicate-storm.js";
+import { describeHostileInput, runHostileInput } from "./hostile-input.js";
+import { runOutage } from "./outage.js";
+import { formatDrillReport, type DrillReport } from "./support/drill-report.js";
+import { startProcessTarget } from "./support/process-target.js";
+import { describeTenantIsolation, runTenantIsolation } from "./tenant-isolation.js";
+
+const { values: flags } = parseArgs({
+  options: {
+    quick: { type: "boolean", default: false },
+    only: { type: "string" },
+    "no-write": { type: "boolean", default: false },
+  },
+});
+const quick = flags.quick!;
+const only = flags.only ? new RegExp(flags.only, "i") : undefined;
+
+const unavailable = await postgresUnavailable();
+if (unavailable) {
+  process.stderr.write(`${unavailable}\nThe drills need PostgreSQL: set TEST_DATABASE_URL, or start one on 127.0.0.1:5432 (trust auth for postgres).\n`);
+  process.exit(1);
+}
+
+const drills: { name: string; run(): Promise<DrillReport> }[] = [
+  {
+    name: "Duplicate storm",
+    run: () => runDuplicateStorm(quick ? { creates: 200, references: 20 } : { creates: 1000, references: 100 }),
+  },
+  { name: "Crash", run: () => runCrash(quick ? { concurrency: 8, burstMs: 1000 } : { concurrency: 32, burstMs: 3000 }) },
+  { name: "Database outage", run: () => runOutage(quick ? { outageMs: 3000, concurrency: 4 } : { outageMs: 4000, concurrency: 8 }) },
+  {
+    name: "Hostile input",
+    async run() {
+      const target = await startProcessTarget();
+      try {
+        const runs = quick
+          ? { "rest-bodies": 200, "query-strings": 100, paths: 150, headers: 100, "connect-json": 100 }
+          : { "rest-bodies": 3000, "query-strings": 1000, paths: 2000, headers: 1000, "connect-json": 2000 };
+        const result = await runHostileInput(target, { runs });
+        const lines = describeHostileInput(result);
+        const total = result.kinds.reduce((sum, k) => sum + k.runs, 0);
+        const fivexx = result.kinds.reduce((sum, k) => sum + Object.entries(k.statuses).filter(([s]) => Number(s) >= 500).reduce((n, [, c]) => n + c, 0), 0);
+        return {
+          name: "Hostile input",
+          did: "fast-check fuzzing, on the raw HTTP/1.1 wire, of REST bodies (intents, settlement accounts), query strings, paths and methods, headers (Authorization, Content-Type, arbitrary names and obs-text values), and Connect JSON, against a server process on PostgreSQL; what was stored is read back with SQL",
+          headline: `${total} cases, ${fivexx} 5xx, ${result.kinds.filter((k) => k.failure).length} properties failed, ${result.storedButRejected.length} rows stored for rejected requests, server ${result.alive ? "alive" : "DEAD"}`,
+          figures: lines,
+          passed: result.passed,
+        };
+      } finally {
+        await target.close();
+      }
+    },
+  },
+  {
+    name: "Tenant isolation",
+    async run() {
+      const target = await startProcessTarget();
+      try {
+        const result = await runTenantIsolation(target, {
+          timingSamples: quick ? 100 : 500,
+          timingToleranceMs: 0.2,
+          timingToleranceRatio: 0.2,
+        });
+        return {
+          name: "Tenant isolation",
+          did: "merchant b (attacker) tries every REST route and every RPC (Connect JSON and gRPC) with merchant a's (victim's) intent ids, client references, page token, settlement account, bank account number and checkout tokens, against a server process on PostgreSQL",
+          headline: `${result.attempts.filter((x) => x.ok).length}/${result.attempts.length} attempts held, ${result.leaks.length} victim values revealed, victim data ${result.victimUnchanged ? "unchanged" : "CHANGED"}, 404 medians ${result.timing.victimMedianMs.toFixed(3)} vs ${result.timing.randomMedianMs.toFixed(3)} ms`,
+          figures: describeTenantIsolation(result),
+          passed: result.passed,
+        };
+      } finally {
+        await target.close();
+      }
+    },
+  },
+];
+
+const reports: DrillReport[] = [];
+for (const drill of drills.filter((d) => !only || only.test(d.name))) {
+  process.stdout.write(`\n# ${drill.name} …\n`);
+  const started = performance.now();
+  let report: DrillReport;
+  try {
+    report = await drill.run();
+  } catch (error) {
+    report = { name: drill.name, did: "the drill could not run", headline: String(error), figures: [(error as Error).stack ?? String(error)], passed: false };
+  }
+  report.figures.push(`took ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  reports.push(report);
+  process.stdout.write(`${formatDrillReport(report)}\n`);
+}
+
+const failed = reports.filter((r) => !r.passed);
+process.stdout.write(`\n${reports.length - failed.length} drills passed, ${failed.length} failed${failed.length ? `: ${failed.map((r) => r.name).join(", ")}` : ""}\n`);
+
+const docPath = join(import.meta.dirname, "..", "docs", "RELIABILITY.md");
+if (!quick && !only && !flags["no-write"]) {
+  const results = [
+    `Run of ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC on ${os.availableParallelism()} cores (${os.cpus()[0]?.model.trim()}), Node.js ${process.version}.`,
+    "",
+    ...reports.map(formatDrillReport),
+  ].join("\n");
+  writeSection(docPath, results);
+  process.stdout.write(`# wrote the results section of ${docPath}\n`);
+}
+process.exit(failed.length > 0 ? 1 : 0);
+
+/** writeSection replaces what lies between the results markers, keeping the rest of the document. */
+function writeSection(path: string, markdown: string): void {
+  const start = "<!-- drills:results:start -->";
+  const end = "<!-- drills:results:end -->";
+  mkdirSync(join(path, ".."), { recursive: true });
+  let doc = existsSync(path) ? readFileSync(path, "utf8") : `# Reliability\n\n## Results\n\n${start}\n${end}\n`;
+  if (!doc.includes(start) || !doc.includes(end)) doc = `${doc.trimEnd()}\n\n## Results\n\n${start}\n${end}\n`;
+  writeFileSync(path, `${doc.slice(0, doc.indexOf(start) + start.length)}\n${markdown.trimEnd()}\n${doc.slice(doc.indexOf(end))}`);
+}

@@ -1,0 +1,352 @@
+import { Code, ConnectError, createClient, type Client, type Transport } from "@connectrpc/connect";
+import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
+import { PaymentIntentService } from "../gen/payments/v2/payment_intent_pb.js";
+import { SettlementAccountService } from "../gen/payments/v2/settlement_account_pb.js";
+import type { DrillTarget } from "./support/drill-target.js";
+
+export interface TenantIsolationOptions {
+  /** 404 timing samples per kind of id (victim's, random). */
+  timingSamples: number;
+  /** Largest difference of the two medians still "within noise": max(absolute, relative × the smaller median). */
+  timingToleranceMs: number;
+  timingToleranceRatio: number;
+}
+
+/** One attempt of the attacker and what it showed. */
+export interface Attempt {
+  name: string;
+  ok: boolean;
+  detail: string;
+}
+
+export interface TenantIsolationResult {
+  attempts: Attempt[];
+  /** Victim values found in an answer to a request that did not carry them. */
+  leaks: string[];
+  /** Whether every intent and account of the victim reads exactly as before. */
+  victimUnchanged: boolean;
+  victimChanges: string;
+  timing: { victimMedianMs: number; randomMedianMs: number; samples: number; withinNoise: boolean };
+  /** RPCs of the contract the drill does not try: must be empty. */
+  uncoveredRpcs: string[];
+  checkoutStatus?: { withKey: number; withoutKey: number };
+  passed: boolean;
+}
+
+interface Reply {
+  status: number;
+  text: string;
+  json: Record<string, unknown>;
+}
+
+const victimEmail = "victim.secret@example.com";
+const victimAccount = { accountName: "Victim Secret Stores", accountNumber: "9876543210", bankName: "Victim Bank", bankCode: "044" };
+const randomIntentId = () => `pi_${crypto.randomUUID().replace(/^(.{14})./, "$17")}`;
+const median = (values: number[]) => {
+  const sorted = [...values].sort((x, y) => x - y);
+  return sorted[Math.floor(sorted.length / 2)]!;
+};
+
+/** The RPCs this drill tries, by "<service>/<method>". */
+const coveredRpcs = new Set([
+  "payments.v2.PaymentIntentService/CreatePaymentIntent",
+  "payments.v2.PaymentIntentService/GetPaymentIntent",
+  "payments.v2.PaymentIntentService/ListPaymentIntents",
+  "payments.v2.PaymentIntentService/DeletePaymentIntent",
+  "payments.v2.SettlementAccountService/CreateSettlementAccount",
+  "payments.v2.SettlementAccountService/ListSettlementAccounts",
+]);
+
+/**
+ * runTenantIsolation: merchant a is the victim, merchant b the attacker. The
+ * attacker tries every REST route and RPC (Connect JSON and gRPC) with the
+ * victim's intent ids, client references, page token, settlement account and
+ * checkout tokens. Nothing of the victim's may be read, changed or revealed:
+ * every answer is what a random id would get, no answer carries a victim
+ * value the request did not, the victim's data reads the same afterwards,
+ * and a 404 for the victim's id takes as long as one for a random id.
+ */
+export async function runTenantIsolation(target: DrillTarget, options: TenantIsolationOptions): Promise<TenantIsolationResult> {
+  const { a: victim, b: attacker } = target.merchants;
+  const rest = `${target.url}${target.basePath}`;
+  const attempts: Attempt[] = [];
+  const leaks: string[] = [];
+  const secrets: string[] = [victimEmail, victimAccount.accountName, victimAccount.accountNumber];
+
+  async function call(method: string, path: string, key: string | null, body?: unknown): Promise<Reply> {
+    const res = await fetch(path.startsWith("http") ? path : `${rest}${path}`, {
+      method,
+      headers: {
+        ...(key ? { authorization: `Bearer ${key}` } : {}),
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(10_000),
+    });
+    const text = await res.text();
+    let json: Record<string, unknown> = {};
+    try {
+      json = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      // Pages answer HTML.
+    }
+    return { status: res.status, text, json };
+  }
+
+  /** attack sends a request as the attacker and scans the answer for victim values the request did not carry. */
+  async function attack(method: string, path: string, body?: unknown): Promise<Reply> {
+    const reply = await call(method, path, attacker.key, body);
+    scan(`${method} ${path}`, `${path} ${JSON.stringify(body ?? "")}`, reply.text);
+    return reply;
+  }
+  /** Everything the attacker has sent so far: a value it sent itself (its own copy of a bank account number) is not a leak. */
+  let attackerSent = "";
+  function scan(what: string, sent: string, received: string) {
+    attackerSent += `\n${sent}`;
+    for (const secret of secrets) if (received.includes(secret) && !attackerSent.includes(secret)) leaks.push(`${what} revealed ${secret}`);
+  }
+  const record = (name: string, ok: boolean, detail: string) => attempts.push({ name, ok, detail });
+  const sameModulo = (x: unknown, y: unknown, xId: string, yId: string) =>
+    String(x).replaceAll(xId, "<id>") === String(y).replaceAll(yId, "<id>");
+
+  // The victim's data.
+  const account = (await call("POST", "/v2/settlement-accounts", victim.key, victimAccount)).json as { id: string };
+  const intents: { id: string; clientReference: string; checkoutLink: string }[] = [];
+  for (let i = 1; i <= 3; i++) {
+    const created = await call("POST", "/v2/payment-intents", victim.key, {
+      amount: 10_000 * i,
+      customerEmail: victimEmail,
+      clientReference: `victim-order-${i}`,
+      callbackUrl: "https://victim.example.com/paid",
+      ...(i === 1 ? { settlementAccounts: [{ settlementAccountId: account.id, splitAmount: 5000 }] } : {}),
+    });
+    if (created.status !== 201) throw new Error(`victim setup: HTTP ${created.status} ${created.text}`);
+    intents.push(created.json as (typeof intents)[number]);
+  }
+  const victimPage = (await call("GET", "/v2/payment-intents?pageSize=1", victim.key)).json as { nextPageToken: string };
+  const checkoutTokens = intents.map((intent) => intent.checkoutLink.slice(intent.checkoutLink.lastIndexOf("/") + 1));
+  secrets.push(account.id, ...intents.map((i) => i.id), ...checkoutTokens, victimPage.nextPageToken);
+  const snapshot = async () =>
+    JSON.stringify([
+      (await call("GET", "/v2/payment-intents?pageSize=100", victim.key)).json,
+      (await call("GET", "/v2/settlement-accounts", victim.key)).json,
+      ...(await Promise.all(intents.map(async (i) => (await call("GET", `/v2/payment-intents/${i.id}`, victim.key)).json))),
+    ]);
+  const before = await snapshot();
+
+  // The attacker's own intent, so its lists are not trivially empty.
+  const own = await attack("POST", "/v2/payment-intents", { amount: 500, customerEmail: "attacker@example.com", clientReference: "attacker-own-1" });
+  const [v1] = intents as [(typeof intents)[number]];
+  const randomId = randomIntentId();
+
+  // REST: read and delete by id, as a random id would answer.
+  for (const method of ["GET", "DELETE"]) {
+    const foreign = await attack(method, `/v2/payment-intents/${v1.id}`);
+    const unknown = await attack(method, `/v2/payment-intents/${randomId}`);
+    record(
+      `REST ${method} /v2/payment-intents/{victim id}`,
+      foreign.status === 404 && unknown.status === 404 && sameModulo(foreign.json.message, unknown.json.message, v1.id, randomId),
+      `${foreign.status} ${foreign.json.message}; random id: ${unknown.status}`,
+    );
+  }
+  for (const token of checkoutTokens.slice(0, 1)) {
+    const byToken = await attack("GET", `/v2/payment-intents/${token}`);
+    record("REST GET /v2/payment-intents/{victim checkout token}", byToken.status === 404, `${byToken.status} ${byToken.json.message}`);
+  }
+  const byReference = await attack("GET", `/v2/payment-intents?clientReference=${v1.clientReference}`);
+  record(
+    "REST list ?clientReference={victim reference}",
+    byReference.status === 200 && JSON.stringify(byReference.json) === '{"paymentIntents":[]}',
+    `${byReference.status} ${byReference.text.slice(0, 80)}`,
+  );
+  const withToken = await attack("GET", `/v2/payment-intents?pageSize=1&pageToken=${encodeURIComponent(victimPage.nextPageToken)}`);
+  const forged = await attack("GET", `/v2/payment-intents?pageSize=1&pageToken=${encodeURIComponent(`${victimPage.nextPageToken.slice(0, -2)}AA`)}`);
+  record(
+    "REST list ?pageToken={victim page token}",
+    withToken.status === 400 && withToken.json.message === forged.json.message,
+    `${withToken.status} ${withToken.json.message}; forged token: ${forged.status}`,
+  );
+  const attackerList = await attack("GET", "/v2/payment-intents?pageSize=100");
+  const listed = ((attackerList.json.paymentIntents ?? []) as { id: string }[]).map((i) => i.id);
+  record("REST list (no filter)", attackerList.status === 200 && listed.join() === String(own.json.id), `lists ${listed.length} intent(s), its own`);
+  const sameReference = await attack("POST", "/v2/payment-intents", { amount: 700, customerEmail: "attacker@example.com", clientReference: v1.clientReference });
+  record(
+    "REST create with the victim's clientReference",
+    sameReference.status === 201,
+    `${sameReference.status}: a reference is per merchant, so the victim's use of it is neither reported (409) nor replayed (200)`,
+  );
+  const randomAccount = `sa_${crypto.randomUUID()}`;
+  const splitBody = (id: string) => ({
+    amount: 900,
+    customerEmail: "attacker@example.com",
+    clientReference: `attacker-split-${id.slice(-6)}`,
+    settlementAccounts: [{ settlementAccountId: id, splitAmount: 100 }],
+  });
+  const foreignSplit = await attack("POST", "/v2/payment-intents", splitBody(account.id));
+  const unknownSplit = await attack("POST", "/v2/payment-intents", splitBody(randomAccount));
+  record(
+    "REST create with a split to the victim's settlement account",
+    foreignSplit.status === 400 && sameModulo(foreignSplit.json.message, unknownSplit.json.message, account.id, randomAccount),
+    `${foreignSplit.status} ${foreignSplit.json.message}`,
+  );
+  const sameBankAccount = await attack("POST", "/v2/settlement-accounts", { ...victimAccount, accountName: "Attacker Ltd", bankName: "Attacker Bank" });
+  record(
+    "REST register the victim's bank account number",
+    sameBankAccount.status === 201,
+    `${sameBankAccount.status}: registered as the attacker's own, without naming the victim's (409 would)`,
+  );
+  const accounts = await attack("GET", "/v2/settlement-accounts");
+  const accountIds = ((accounts.json.settlementAccounts ?? []) as { id: string }[]).map((x) => x.id);
+  record("REST list settlement accounts", !accountIds.includes(account.id), `lists ${accountIds.length} account(s), its own`);
+
+  // RPC, over Connect JSON and over gRPC: the same attempts.
+  const transports: [string, Transport][] = [
+    ["Connect JSON", createConnectTransport({ baseUrl: target.url, httpVersion: "1.1", useBinaryFormat: false })],
+    ["gRPC", createGrpcTransport({ baseUrl: target.url })],
+  ];
+  const headers = { authorization: `Bearer ${attacker.key}` };
+  for (const [protocol, transport] of transports) {
+    const intentsRpc: Client<typeof PaymentIntentService> = createClient(PaymentIntentService, transport);
+    const accountsRpc: Client<typeof SettlementAccountService> = createClient(SettlementAccountService, transport);
+    /** outcome runs one call; `what` names it and carries every value the request sent. */
+    const outcome = async (what: string, run: () => Promise<unknown>): Promise<{ code: Code | "OK"; message: string; text: string }> => {
+      try {
+        const value = await run();
+        const text = JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v));
+        scan(`${protocol} ${what}`, what, text);
+        return { code: "OK", message: "", text };
+      } catch (error) {
+        const e = ConnectError.from(error);
+        scan(`${protocol} ${what}`, what, e.rawMessage);
+        return { code: e.code, message: e.rawMessage, text: e.rawMessage };
+      }
+    };
+    for (const [name, run] of [
+      ["GetPaymentIntent", (id: string) => intentsRpc.getPaymentIntent({ id }, { headers })],
+      ["DeletePaymentIntent", (id: string) => intentsRpc.deletePaymentIntent({ id }, { headers })],
+    ] as const) {
+      const foreign = await outcome(`${name} ${v1.id}`, () => run(v1.id));
+      const unknown = await outcome(`${name} ${randomId}`, () => run(randomId));
+      record(
+        `${protocol} ${name}({victim id})`,
+        foreign.code === Code.NotFound && sameModulo(foreign.message, unknown.message, v1.id, randomId),
+        `${Code[foreign.code as Code] ?? foreign.code}: ${foreign.message}`,
+      );
+    }
+    const listByRef = await outcome(`ListPaymentIntents ${v1.clientReference}`, () =>
+      intentsRpc.listPaymentIntents({ clientReference: v1.clientReference }, { headers }),
+    );
+    record(`${protocol} ListPaymentIntents({victim reference})`, listByRef.code === "OK" && !listByRef.text.includes(v1.id), listByRef.text.slice(0, 80));
+    const listByToken = await outcome(`ListPaymentIntents ${victimPage.nextPageToken}`, () =>
+      intentsRpc.listPaymentIntents({ pageSize: 1, pageToken: victimPage.nextPageToken }, { headers }),
+    );
+    record(`${protocol} ListPaymentIntents({victim page token})`, listByToken.code === Code.InvalidArgument, `${Code[listByToken.code as Code]}: ${listByToken.message}`);
+    const createRef = await outcome(`CreatePaymentIntent ${v1.clientReference}`, () =>
+      intentsRpc.createPaymentIntent(
+        { amount: 800n, customerEmail: "attacker@example.com", clientReference: `${v1.clientReference}-${protocol.length}` },
+        { headers },
+      ),
+    );
+    const createSameRef = await outcome(`CreatePaymentIntent ${v1.clientReference}`, () =>
+      intentsRpc.createPaymentIntent({ amount: 700n, customerEmail: "attacker@example.com", clientReference: v1.clientReference }, { headers }),
+    );
+    record(
+      `${protocol} CreatePaymentIntent({victim reference})`,
+      createRef.code === "OK" && createSameRef.code === "OK",
+      "created in the attacker's own namespace (an identical replay of the attacker's earlier create)",
+    );
+    const createSplit = await outcome(`CreatePaymentIntent ${account.id}`, () =>
+      intentsRpc.createPaymentIntent(
+        {
+          amount: 900n,
+          customerEmail: "attacker@example.com",
+          clientReference: `rpc-split-${protocol.length}`,
+          settlementAccounts: [{ settlementAccountId: account.id, splitAmount: 100n }],
+        },
+        { headers },
+      ),
+    );
+    record(`${protocol} CreatePaymentIntent(split to the victim's account)`, createSplit.code === Code.InvalidArgument, `${Code[createSplit.code as Code]}: ${createSplit.message}`);
+    const createAccount = await outcome(`CreateSettlementAccount ${JSON.stringify(victimAccount)}`, () =>
+      accountsRpc.createSettlementAccount({ ...victimAccount, accountName: "Attacker Ltd", bankName: "Attacker Bank" }, { headers }),
+    );
+    record(
+      `${protocol} CreateSettlementAccount(victim's bank account number)`,
+      createAccount.code === "OK" || (createAccount.code === Code.AlreadyExists && !createAccount.message.includes(account.id)),
+      createAccount.code === "OK" ? "registered as the attacker's own" : createAccount.message,
+    );
+    const listAccounts = await outcome("ListSettlementAccounts", () => accountsRpc.listSettlementAccounts({}, { headers }));
+    record(`${protocol} ListSettlementAccounts`, listAccounts.code === "OK" && !listAccounts.text.includes(account.id), "only the attacker's own");
+  }
+
+  // The checkout page is the customer's capability: the link alone opens it,
+  // and the attacker's key changes nothing.
+  let checkoutStatus: TenantIsolationResult["checkoutStatus"];
+  const page = await call("GET", `${target.url}/checkout/${checkoutTokens[0]}`, attacker.key);
+  if (page.status !== 404 || page.json.message === undefined || !/no route/.test(String(page.json.message))) {
+    const anonymous = await call("GET", `${target.url}/checkout/${checkoutTokens[0]}`, null);
+    const unknownPage = await call("GET", `${target.url}/checkout/${Buffer.alloc(32, 7).toString("base64url")}`, attacker.key);
+    checkoutStatus = { withKey: page.status, withoutKey: anonymous.status };
+    record(
+      "GET /checkout/{victim token} with the attacker's key",
+      page.status === anonymous.status && unknownPage.status === 404,
+      `${page.status} with the key, ${anonymous.status} without (the link is the customer's capability; the key adds nothing); unknown token ${unknownPage.status}`,
+    );
+  }
+
+  // 404 timing: the victim's id against random ids, interleaved.
+  const victimTimes: number[] = [];
+  const randomTimes: number[] = [];
+  const timeGet = async (id: string) => {
+    const started = performance.now();
+    const res = await fetch(`${rest}/v2/payment-intents/${id}`, { headers: { authorization: `Bearer ${attacker.key}` } });
+    await res.arrayBuffer();
+    return performance.now() - started;
+  };
+  for (let i = 0; i < 20; i++) await timeGet(i % 2 ? v1.id : randomIntentId());
+  for (let i = 0; i < options.timingSamples; i++) {
+    victimTimes.push(await timeGet(intents[i % intents.length]!.id));
+    randomTimes.push(await timeGet(randomIntentId()));
+  }
+  const victimMedianMs = median(victimTimes);
+  const randomMedianMs = median(randomTimes);
+  const tolerance = Math.max(options.timingToleranceMs, options.timingToleranceRatio * Math.min(victimMedianMs, randomMedianMs));
+  const timing = {
+    victimMedianMs,
+    randomMedianMs,
+    samples: options.timingSamples,
+    withinNoise: Math.abs(victimMedianMs - randomMedianMs) <= tolerance,
+  };
+
+  const after = await snapshot();
+  const uncoveredRpcs = [PaymentIntentService, SettlementAccountService]
+    .flatMap((service) => service.methods.map((m) => `${service.typeName}/${m.name}`))
+    .filter((name) => !coveredRpcs.has(name));
+  const passed =
+    attempts.every((x) => x.ok) && leaks.length === 0 && before === after && timing.withinNoise && uncoveredRpcs.length === 0;
+  return {
+    attempts,
+    leaks,
+    victimUnchanged: before === after,
+    victimChanges: before === after ? "" : `before: ${before.slice(0, 400)}\nafter: ${after.slice(0, 400)}`,
+    timing,
+    uncoveredRpcs,
+    checkoutStatus,
+    passed,
+  };
+}
+
+/** describeTenantIsolation is the drill's report. */
+export function describeTenantIsolation(result: TenantIsolationResult): string[] {
+  const t = result.timing;
+  return [
+    `${result.attempts.length} attempts by the attacker over REST, Connect JSON and gRPC${result.checkoutStatus ? " and the checkout page" : ""}: ${result.attempts.filter((x) => x.ok).length} held`,
+    ...result.attempts.filter((x) => !x.ok).map((x) => `FAILED ${x.name}: ${x.detail}`),
+    ...(result.checkoutStatus
+      ? [`GET /checkout/{victim token}: ${result.checkoutStatus.withKey} with the attacker's key, ${result.checkoutStatus.withoutKey} without (a capability link: the key adds nothing)`]
+      : []),
+    `victim values revealed: ${result.leaks.length}${result.leaks.length ? ` (${result.leaks.slice(0, 3).join("; ")})` : ""}; victim's data ${result.victimUnchanged ? "unchanged" : "CHANGED"}`,
+    `404 timing over ${t.samples} requests each: victim's id median ${t.victimMedianMs.toFixed(3)} ms, random id ${t.randomMedianMs.toFixed(3)} ms (${t.withinNoise ? "within noise" : "OUTSIDE noise"})`,
+    ...(result.uncoveredRpcs.length ? [`RPCs the drill does not try yet: ${result.uncoveredRpcs.join(", ")}`] : []),
+  ];
+}

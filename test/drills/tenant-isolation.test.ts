@@ -1,0 +1,43 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { describeTenantIsolation, runTenantIsolation, type TenantIsolationResult } from "../../drills/tenant-isolation.js";
+import { startTestServer, type TestServer } from "../support/test-server.js";
+import { memoryDrillTarget } from "./support/memory-drill-target.js";
+
+describe("tenant isolation", { timeout: 60_000 }, () => {
+  let server: TestServer;
+  let result: TenantIsolationResult;
+
+  before(async () => {
+    server = await startTestServer({ store: "memory" });
+    // A generous noise bound: CI machines are shared; the full drill reports the figures.
+    result = await runTenantIsolation(memoryDrillTarget(server), { timingSamples: 200, timingToleranceMs: 0.3, timingToleranceRatio: 0.3 });
+    process.stdout.write(`# ${describeTenantIsolation(result).join("\n# ")}\n`);
+  });
+  after(() => server.close());
+
+  it("tries every RPC of the contract", () => {
+    assert.deepEqual(result.uncoveredRpcs, []);
+  });
+
+  it("answers every attempt on the victim's ids, references, page token and accounts as for something that does not exist", () => {
+    assert.deepEqual(
+      result.attempts.filter((x) => !x.ok),
+      [],
+    );
+    assert.ok(result.attempts.length >= 25, `${result.attempts.length} attempts`);
+  });
+
+  it("reveals no victim value the attacker did not send", () => {
+    assert.deepEqual(result.leaks, []);
+  });
+
+  it("leaves the victim's intents and accounts as they were", () => {
+    assert.ok(result.victimUnchanged, result.victimChanges);
+  });
+
+  it("takes as long to answer 404 for the victim's id as for a random id", () => {
+    const t = result.timing;
+    assert.ok(t.withinNoise, `medians ${t.victimMedianMs.toFixed(3)} vs ${t.randomMedianMs.toFixed(3)} ms`);
+  });
+});

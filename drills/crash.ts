@@ -58,8 +58,10 @@ export async function runCrash(options: CrashOptions): Promise<DrillReport> {
           });
           const text = await res.text();
           if (res.status >= 200 && res.status < 300) {
-            const body = JSON.parse(text) as { id: string };
-            acknowledged.push({ id: body.id, clientReference, amount: String(amount) });
+            const body = JSON.parse(text) as { id: string; clientReference?: string };
+            // An acknowledgement must be for the create that was sent.
+            if (body.clientReference !== clientReference) unexpected.push(`${res.status} for ${clientReference}: ${text.slice(0, 200)}`);
+            else acknowledged.push({ id: body.id, clientReference, amount: String(amount) });
           } else {
             unexpected.push(`${res.status} ${text.slice(0, 200)}`);
           }

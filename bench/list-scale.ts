@@ -61,13 +61,6 @@ async function seedRange(client: pg.Client, merchantId: string, from: number, to
        from generate_series($2::int, $3::int) as g`,
       [merchantId, start, end],
     );
-    await client.query(
-      `insert into payment_intent_methods (payment_intent_id, position, method)
-       select 'pi_seed_' || $1 || '_' || lpad(g::text, 8, '0'), p.position, p.method
-       from generate_series($2::int, $3::int) as g
-       cross join (values (0, 'card'), (1, 'bank_transfer')) as p (position, method)`,
-      [merchantId, start, end],
-    );
   }
 }
 
@@ -107,7 +100,6 @@ export async function runListScale(options: ListScaleOptions): Promise<ScalePoin
       sized.push({ size, merchantId: merchant.id, apiKey: merchant.key, seedSeconds });
     }
     await client.query("vacuum analyze payment_intents");
-    await client.query("vacuum analyze payment_intent_methods");
     await client.query("checkpoint");
 
     const listUrl = `${options.serviceUrl}/v1/v2/payment-intents?pageSize=50`;
@@ -121,7 +113,7 @@ export async function runListScale(options: ListScaleOptions): Promise<ScalePoin
          order by created_at desc, id desc offset $2 limit 1`,
         [merchantId, position - 1],
       );
-      const token = codec.encode({ createdAt: rows[0]!.created_at, id: rows[0]!.id }, { merchantId, clientReference: "", status: "" });
+      const token = codec.encode({ createdAt: rows[0]!.created_at, id: rows[0]!.id }, { merchantId, query: ["payment_intents", "", ""] });
       targets.push({
         point: { intents: size, page: "deep", position, requests: options.requests, seedSeconds },
         url: `${listUrl}&pageToken=${encodeURIComponent(token)}`,

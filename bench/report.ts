@@ -2,16 +2,19 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import type { ScalePoint } from "./list-scale.js";
 import type { SoakResult } from "./soak.js";
-import type { LoadResult } from "./support/load-result.js";
+import { renderStartup, startupTargets, type StartupResult } from "./startup.js";
+import type { Measurement } from "./support/measure.js";
 import type { Machine } from "./support/machine.js";
+import { median, spread, type Spread } from "./support/stats.js";
 
-/** One measured scenario: a line of the table. */
-export interface Row {
+/** Every round of one scenario. */
+export interface ScenarioResult {
   /** Stable key the targets refer to, e.g. "rest-create-memory". */
   id: string;
-  scenario: string;
+  label: string;
   store: string;
-  result: LoadResult;
+  kind: "ours" | "reference";
+  rounds: Measurement[];
   peakRssBytes: number;
 }
 
@@ -19,70 +22,227 @@ export interface BenchReport {
   machine: Machine;
   date: string;
   quick: boolean;
+  /** Our servers ran under --cpu-prof: their figures carry the profiler's cost. */
+  profiled: boolean;
   connections: number;
+  grpcConnections: number;
+  rounds: number;
   warmupSeconds: number;
+  rewarmSeconds: number;
   measureSeconds: number;
-  rows: Row[];
+  ticksPerSecond: number;
+  /** The machine's 1, 5 and 15 minute load averages when the run began and ended: how busy others kept it. */
+  loadAverage: { start: number[]; end: number[] };
+  scenarios: ScenarioResult[];
   scale: ScalePoint[];
   soak?: SoakResult;
+  /** The sandbox's start-up (bench/startup.ts). */
+  startup?: StartupResult;
+  /** The last full run's record, for the regression check. */
+  previous?: RunRecord;
 }
 
-/** A target of issue 6, judged on this run's figures. */
+/** One scenario's figures over the rounds. */
+export interface Summary {
+  cpu: Spread;
+  rps: number;
+  p50Ms: number;
+  p99: Spread;
+  db: Spread;
+  generatorUs: number;
+  /** The fewest clock ticks any round measured: the figure's resolution. */
+  minTicks: number;
+  requests: number;
+}
+
+export function summarize(s: ScenarioResult): Summary {
+  const m = s.rounds;
+  return {
+    cpu: spread(m.map((r) => r.cpuUsPerRequest)),
+    rps: median(m.map((r) => r.result.rps)),
+    p50Ms: median(m.map((r) => r.result.p50Ms)),
+    p99: spread(m.map((r) => r.result.p99Ms)),
+    db: spread(m.map((r) => r.dbUsPerRequest ?? NaN)),
+    generatorUs: median(m.map((r) => r.generatorUsPerRequest ?? NaN)),
+    minTicks: Math.min(...m.map((r) => r.cpuTicks)),
+    requests: m.reduce((sum, r) => sum + r.result.requests, 0),
+  };
+}
+
+/** A target of the issue, judged on one run's medians. */
 export interface Target {
   name: string;
-  met: boolean | undefined;
+  /** The measured figure, e.g. "0.21× (312 vs 66 µs/request)". */
   figure: string;
+  /** The target as the issue states it, e.g. "≥ 0.5×". */
+  goal: string;
+  met: boolean | undefined;
 }
+
+/** What a full run leaves behind for the next one's regression check (bench/results/last-full-run.json). */
+export interface RunRecord {
+  date: string;
+  /** CPU µs per request of every scenario over the rounds. */
+  cpuUsPerRequest: Record<string, Spread>;
+}
+
+/**
+ * A scenario of ours regressed when its median CPU per request grew by more
+ * than this against the last full run, after both are scaled by how much the
+ * machine itself changed (see machineFactors), and even its fastest round
+ * was slower than the last run's slowest (the ranges do not overlap): on a
+ * shared machine two runs of the same code differ by up to ~20 % in their
+ * medians, not by disjoint ranges.
+ */
+export const regressionTolerance = 0.15;
 
 const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(0);
 const ms = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : "–");
-const ratio = (x: number) => (Number.isFinite(x) ? `${x.toFixed(2)}×` : "–");
+const us = (x: number) => (Number.isFinite(x) ? Math.round(x).toLocaleString("en") : "–");
+const times = (x: number) => (Number.isFinite(x) ? `${x.toFixed(2)}×` : "–");
+const load = (averages: number[]) => averages.map((a) => a.toFixed(1)).join(" / ");
+const range = (s: Spread) => (Number.isFinite(s.median) ? `${us(s.median)} [${us(s.min)}–${us(s.max)}]` : "–");
 
-function rowTable(rows: Row[]): string {
+/** The bench's one resolution rule: a tick (10 ms) must be under 1 % of the CPU a phase measures. */
+const minimumTicks = 100;
+
+function scenarioTable(report: BenchReport): string {
   return [
-    "| Scenario | Store | Requests/s | p50 ms | p99 ms | Errors / non-2xx | Peak RSS (MiB) |",
-    "|---|---|---:|---:|---:|---:|---:|",
-    ...rows.map(
-      (r) =>
-        `| ${r.scenario} | ${r.store} | ${Math.round(r.result.rps).toLocaleString("en")} | ${ms(r.result.p50Ms)} | ${ms(r.result.p99Ms)} | ${r.result.errors} / ${r.result.non2xx} | ${mb(r.peakRssBytes)} |`,
-    ),
+    "| Scenario | Store | CPU µs/request, median [min–max] | Requests/s | p50 ms | p99 ms | DB CPU µs/request | Load generator µs/request | Peak RSS MiB |",
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ...report.scenarios.map((s) => {
+      const x = summarize(s);
+      const coarse = x.minTicks < minimumTicks ? " †" : "";
+      return `| ${s.label} | ${s.store} | ${range(x.cpu)}${coarse} | ${us(x.rps)} | ${ms(x.p50Ms)} | ${ms(x.p99.median)} | ${s.store === "PostgreSQL" ? range(x.db) : "–"} | ${us(x.generatorUs)} | ${mb(s.peakRssBytes)} |`;
+    }),
   ].join("\n");
 }
 
-/** targetsOf judges the issue's targets on the rows of one run. */
-export function targetsOf(report: BenchReport): Target[] {
-  const rps = (id: string) => report.rows.find((r) => r.id === id)?.result.rps ?? NaN;
-  const row = (id: string) => report.rows.find((r) => r.id === id);
-  const judge = (value: number, ok: boolean) => (Number.isFinite(value) ? ok : undefined);
-  const targets: Target[] = [];
+/** cpuOf is a scenario's median CPU µs per request in this run, NaN when it did not run. */
+function cpuOf(report: BenchReport, id: string): number {
+  const s = report.scenarios.find((x) => x.id === id);
+  return s ? summarize(s).cpu.median : NaN;
+}
+function dbOf(report: BenchReport, id: string): number {
+  const s = report.scenarios.find((x) => x.id === id);
+  return s ? summarize(s).db.median : NaN;
+}
 
-  const memoryRatio = rps("rest-create-memory") / rps("baseline-node");
-  targets.push({
-    name: "REST create (memory) ≥ 0.5× bare node:http",
-    met: judge(memoryRatio, memoryRatio >= 0.5),
-    figure: `${ratio(memoryRatio)} (${Math.round(rps("rest-create-memory"))} vs ${Math.round(rps("baseline-node"))} req/s)`,
-  });
-  const pgRatio = rps("rest-create-postgres") / rps("baseline-pg");
-  targets.push({
-    name: "REST create (PostgreSQL) ≥ 0.6× plain pg insert",
-    met: judge(pgRatio, pgRatio >= 0.6),
-    figure: `${ratio(pgRatio)} (${Math.round(rps("rest-create-postgres"))} vs ${Math.round(rps("baseline-pg"))} req/s)`,
-  });
-  for (const store of ["memory", "postgres"]) {
-    const grpc = rps(`grpc-create-${store}`);
-    const rest = rps(`rest-create-${store}`);
+/** One scenario of ours against the last full run. */
+export interface Regression {
+  id: string;
+  /** Median µs per request, last run and this one. */
+  before: number;
+  now: number;
+  /** Relative change of the median, net of the machine's (0.2: 20 % more CPU per request). */
+  change: number;
+  /** This run's fastest round, scaled, is slower than the last run's slowest. */
+  disjoint: boolean;
+  regressed: boolean;
+}
+
+/**
+ * machineFactors is how much slower (> 1) or faster the machine was than in
+ * the last full run, per store: the geometric mean of this run's over the
+ * last run's median for the reference scenarios of that store, whose code
+ * never changes. Several references, so one noisy figure does not decide it;
+ * per store, because PostgreSQL's share of a busy machine moves on its own.
+ */
+export function machineFactors(report: BenchReport): Map<string, number> {
+  const logs = new Map<string, number[]>();
+  for (const s of report.scenarios) {
+    const before = report.previous?.cpuUsPerRequest[s.id];
+    if (s.kind !== "reference" || !before) continue;
+    logs.set(s.store, [...(logs.get(s.store) ?? []), Math.log(summarize(s).cpu.median / before.median)]);
+  }
+  return new Map([...logs].map(([store, l]) => [store, Math.exp(l.reduce((a, b) => a + b, 0) / l.length)]));
+}
+
+/** regressionsOf compares each scenario of ours with the last full run, net of the machine's change; undefined without a last run. */
+export function regressionsOf(report: BenchReport): Regression[] | undefined {
+  const previous = report.previous;
+  if (!previous) return undefined;
+  const factors = machineFactors(report);
+  return report.scenarios
+    .filter((s) => s.kind === "ours" && previous.cpuUsPerRequest[s.id] !== undefined && factors.has(s.store))
+    .map((s) => {
+      const before = previous.cpuUsPerRequest[s.id]!;
+      const now = summarize(s).cpu;
+      const factor = factors.get(s.store)!;
+      const change = now.median / factor / before.median - 1;
+      const disjoint = now.min / factor > before.max;
+      return { id: s.id, before: before.median, now: now.median, change, disjoint, regressed: change > regressionTolerance && disjoint };
+    });
+}
+
+/**
+ * targetsOf judges the issue's targets on one run. A throughput ratio
+ * "A ≥ k× B" is B's CPU per request over A's: the rate one core sustains.
+ */
+export function targetsOf(report: BenchReport): Target[] {
+  const targets: Target[] = [];
+  const judge = (value: number, ok: (v: number) => boolean) => (Number.isFinite(value) ? ok(value) : undefined);
+  const rate = (name: string, ours: string, reference: string, goal: number) => {
+    const r = cpuOf(report, reference) / cpuOf(report, ours);
     targets.push({
-      name: `gRPC create ≥ REST create (${store === "memory" ? "memory" : "PostgreSQL"})`,
-      met: judge(grpc / rest, grpc >= rest),
-      figure: `${ratio(grpc / rest)} (${Math.round(grpc)} vs ${Math.round(rest)} req/s)`,
+      name,
+      figure: `${times(r)} (${us(cpuOf(report, ours))} vs ${us(cpuOf(report, reference))} µs/request)`,
+      goal: `≥ ${goal.toFixed(1)}×`,
+      met: judge(r, (v) => v >= goal),
+    });
+  };
+  const cost = (name: string, ours: string, reference: string, goal: number) => {
+    const r = cpuOf(report, ours) / cpuOf(report, reference);
+    targets.push({
+      name,
+      figure: `${times(r)} (${us(cpuOf(report, ours))} vs ${us(cpuOf(report, reference))} µs/request)`,
+      goal: `≤ ${goal}×`,
+      met: judge(r, (v) => v <= goal),
+    });
+  };
+
+  rate("REST create (memory) vs bare node:http create", "rest-create-memory", "ref-node", 0.5);
+  rate("REST create (memory) vs Fastify 5 + schema + bearer + pino line", "rest-create-memory", "ref-fastify-pino", 1.0);
+  cost("REST list, a page of 50 (memory): CPU vs a REST create", "rest-list-memory", "rest-create-memory", 3);
+  rate("gRPC create vs REST create (memory)", "grpc-create-memory", "rest-create-memory", 1.0);
+  rate("Connect JSON create vs REST create (memory)", "connect-create-memory", "rest-create-memory", 0.8);
+  {
+    const r = cpuOf(report, "ref-pg-cte") / cpuOf(report, "rest-create-postgres");
+    const withDb =
+      (cpuOf(report, "ref-pg-cte") + dbOf(report, "ref-pg-cte")) / (cpuOf(report, "rest-create-postgres") + dbOf(report, "rest-create-postgres"));
+    targets.push({
+      name: "REST create (PostgreSQL) vs plain pg, one CTE insert of the same rows",
+      figure: `${times(r)} (${us(cpuOf(report, "rest-create-postgres"))} vs ${us(cpuOf(report, "ref-pg-cte"))} µs/request in Node; with PostgreSQL's backends ${times(withDb)})`,
+      goal: "≥ 0.6×",
+      met: judge(r, (v) => v >= 0.6),
     });
   }
-  const p99 = row("rest-create-memory")?.result.p99Ms ?? NaN;
-  targets.push({
-    name: `p99 of REST create (memory) ≤ 10 ms at ${report.connections} connections`,
-    met: judge(p99, p99 <= 10),
-    figure: `${ms(p99)} ms`,
-  });
+  cost("REST list, a page of 50: server CPU on PostgreSQL vs in memory", "rest-list-postgres", "rest-list-memory", 2);
+  {
+    const s = report.scenarios.find((x) => x.id === "rest-create-memory");
+    const p99 = s ? summarize(s).p99 : undefined;
+    targets.push({
+      name: `p99 of REST create (memory) at ${report.connections} connections`,
+      figure: p99 ? `${ms(p99.median)} ms [${ms(p99.min)}–${ms(p99.max)}]` : "–",
+      goal: "≤ 10 ms",
+      met: judge(p99?.median ?? NaN, (v) => v <= 10),
+    });
+  }
+
+  const regressions = regressionsOf(report);
+  if (regressions) {
+    const worse = regressions.filter((r) => r.regressed);
+    const worst = [...regressions].sort((a, b) => b.change - a.change)[0];
+    const change = (r: Regression) =>
+      `${r.id} ${r.change >= 0 ? "+" : ""}${(r.change * 100).toFixed(0)}% (${us(r.before)} → ${us(r.now)} µs${r.disjoint ? ", ranges apart" : ""})`;
+    const factors = [...machineFactors(report)].map(([store, f]) => `${store} ${times(f)}`).join(", ");
+    targets.push({
+      name: `No regression: CPU per request of each scenario of ours vs the last full run (${report.previous!.date}), net of the machine's change (the references': ${factors || "none ran"})`,
+      figure: worse.length > 0 ? worse.map(change).join("; ") : `none${worst ? ` (largest change: ${change(worst)})` : ""}`,
+      goal: `no median over +${regressionTolerance * 100}% with its range above the last run's`,
+      met: worse.length === 0,
+    });
+  }
   const sizes = [...new Set(report.scale.map((p) => p.intents))].sort((a, b) => a - b);
   if (sizes.length >= 2) {
     const small = sizes[0]!;
@@ -92,20 +252,39 @@ export function targetsOf(report: BenchReport): Target[] {
       const b = report.scale.find((p) => p.intents === large && p.page === page)!;
       const r = b.p50Ms / a.p50Ms;
       targets.push({
-        name: `list p50 at ${large.toLocaleString("en")} ≤ 1.5× at ${small.toLocaleString("en")} (${page === "first" ? "first page" : "deep page"})`,
-        met: judge(r, r <= 1.5),
-        figure: `${ratio(r)} (${ms(b.p50Ms)} vs ${ms(a.p50Ms)} ms)`,
+        name: `No regression: list p50 (PostgreSQL) at ${large.toLocaleString("en")} intents vs ${small.toLocaleString("en")}, ${page === "first" ? "first page" : "deep page"}`,
+        figure: `${times(r)} (${ms(b.p50Ms)} vs ${ms(a.p50Ms)} ms)`,
+        goal: "≤ 1.5×",
+        met: judge(r, (v) => v <= 1.5),
       });
     }
   }
   if (report.soak) {
-    const { startRss, endRss } = report.soak;
-    const growth = (endRss - startRss) / startRss;
+    const { firstThirdRss, lastThirdRss } = report.soak;
+    const growth = (lastThirdRss - firstThirdRss) / firstThirdRss;
     targets.push({
-      name: `RSS flat over a ${report.soak.seconds} s create soak (PostgreSQL, after a ${report.soak.warmupSeconds} s warm-up; end within +10% of start)`,
+      name: `RSS flat over a ${report.soak.seconds} s create soak (PostgreSQL, after a ${report.soak.warmupSeconds} s warm-up): median of the last third of the samples vs the first`,
+      figure: `${mb(firstThirdRss)} → ${mb(lastThirdRss)} MiB (${growth >= 0 ? "+" : ""}${(growth * 100).toFixed(1)}%; ${mb(report.soak.startRss)} at the start, ${mb(report.soak.endRss)} at the end, peak ${mb(report.soak.maxRss)})`,
+      goal: "≤ +10%",
       met: growth <= 0.1,
-      figure: `${mb(startRss)} → ${mb(endRss)} MiB (${growth >= 0 ? "+" : ""}${(growth * 100).toFixed(1)}%, peak ${mb(report.soak.maxRss)} MiB)`,
     });
+  }
+  if (report.startup) {
+    const { testServer, npx, runs } = report.startup;
+    targets.push(
+      {
+        name: `startTestServer() in a warm process to its first answered request (median of ${runs})`,
+        figure: `${testServer.median.toFixed(0)} ms`,
+        goal: `≤ ${startupTargets.testServer} ms`,
+        met: testServer.median <= startupTargets.testServer,
+      },
+      {
+        name: `npx payment-intents serve to its first answered request (median of ${runs})`,
+        figure: `${npx.median.toFixed(0)} ms`,
+        goal: `≤ ${startupTargets.command} ms`,
+        met: npx.median <= startupTargets.command,
+      },
+    );
   }
   return targets;
 }
@@ -113,23 +292,34 @@ export function targetsOf(report: BenchReport): Target[] {
 /** renderReport is the markdown the bench prints and writes between the markers of docs/BENCHMARKS.md. */
 export function renderReport(report: BenchReport): string {
   const m = report.machine;
-  const rows = report.rows;
-  const rps = (id: string) => rows.find((r) => r.id === id)?.result.rps ?? NaN;
+  const ratio = (a: string, b: string) => times(cpuOf(report, b) / cpuOf(report, a));
+  const coarse = report.scenarios.some((s) => summarize(s).minTicks < minimumTicks);
+  const targets = targetsOf(report);
+  const measured = targets.filter((t) => t.met !== undefined);
+  const unmeasured = targets.filter((t) => t.met === undefined);
   const lines = [
-    `Run of ${report.date}${report.quick ? " (`--quick`: short durations, smaller scale; not for comparison)" : ""}.`,
+    `Run of ${report.date}${report.quick ? " (`--quick`: short phases, two rounds, smaller scale; a check, not a result)" : ""}${report.profiled ? " (`--profile`: our servers ran under the CPU profiler, which inflates their figures)" : ""}.`,
     "",
-    `Machine: ${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB, ${m.os}; Node.js ${m.node}; ${m.postgres}; ${m.wrk}.`,
-    `Each scenario: a fresh server process, ${report.warmupSeconds} s warm-up, then ${report.measureSeconds} s measured at ${report.connections} concurrent connections (gRPC: ${report.connections} streams on one HTTP/2 connection).`,
+    `Machine: ${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB, ${m.os}; Node.js ${m.node}; ${m.postgres}; ${m.wrk}. Shared with other work while it ran (load average ${load(report.loadAverage.start)} at the start, ${load(report.loadAverage.end)} at the end, on ${m.cores} cores): the figures are medians of alternated rounds.`,
+    `Each scenario: one server process for the whole run; ${report.rounds} rounds, every scenario once per round in the order below; in each, ${report.warmupSeconds} s of load before the first round's measurement and ${report.rewarmSeconds} s before later ones, then ${report.measureSeconds} s measured (longer, up to three times, for a process that spends CPU slowly, so each phase counts at least ~150 clock ticks) at ${report.connections} concurrent requests (wrk: ${report.connections} connections; gRPC: ${report.connections} streams over ${report.grpcConnections} HTTP/2 connections; plain pg: ${report.connections} workers on a pool of 10). CPU is the process's utime + stime from /proc/<pid>/stat (${report.ticksPerSecond} ticks/s) over the measured phase, divided by the requests it completed.`,
     "",
-    rowTable(rows),
+    scenarioTable(report),
     "",
-    "Ratios:",
+    ...(coarse ? [`† a round measured fewer than ${minimumTicks} clock ticks: the tick is over 1 % of that figure.`, ""] : []),
+    "Targets (ratios of this run's medians; \"A vs B ≥ k×\" compares the rate one core sustains, i.e. B's CPU per request over A's):",
     "",
-    `- REST create / bare node:http (memory): ${ratio(rps("rest-create-memory") / rps("baseline-node"))}; without the request log: ${ratio(rps("rest-create-memory-quiet") / rps("baseline-node"))}`,
-    `- REST create / plain pg insert (PostgreSQL): ${ratio(rps("rest-create-postgres") / rps("baseline-pg"))}`,
-    `- gRPC create / REST create: memory ${ratio(rps("grpc-create-memory") / rps("rest-create-memory"))}, PostgreSQL ${ratio(rps("grpc-create-postgres") / rps("rest-create-postgres"))}`,
-    `- Connect JSON create / REST create: memory ${ratio(rps("connect-create-memory") / rps("rest-create-memory"))}, PostgreSQL ${ratio(rps("connect-create-postgres") / rps("rest-create-postgres"))}`,
-    `- PostgreSQL / memory, REST create: ${ratio(rps("rest-create-postgres") / rps("rest-create-memory"))}`,
+    "| Target | Measured | Goal | Met |",
+    "|---|---|---|---|",
+    ...measured.map((t) => `| ${t.name} | ${t.figure} | ${t.goal} | ${t.met ? "met" : "**MISSED**"} |`),
+    "",
+    ...(unmeasured.length > 0 ? [`Not measured by this selection of scenarios: ${unmeasured.map((t) => t.name).join("; ")}.`, ""] : []),
+    "Other ratios (rate, as above):",
+    "",
+    `- REST create without the request log vs with it (memory): ${ratio("rest-create-memory-quiet", "rest-create-memory")}; Fastify without its pino line vs with it: ${ratio("ref-fastify", "ref-fastify-pino")}`,
+    `- Fastify 5 + pino vs bare node:http: ${ratio("ref-fastify-pino", "ref-node")}; raw node:http2 gRPC vs bare node:http: ${ratio("ref-grpc-http2", "ref-node")}`,
+    `- gRPC create vs the raw node:http2 gRPC reference: ${ratio("grpc-create-memory", "ref-grpc-http2")}`,
+    `- PostgreSQL: gRPC create vs REST create ${ratio("grpc-create-postgres", "rest-create-postgres")}; Connect JSON create vs REST create ${ratio("connect-create-postgres", "rest-create-postgres")}; REST create vs plain pg BEGIN + INSERT + COMMIT ${ratio("rest-create-postgres", "ref-pg-tx")}`,
+    `- REST create, PostgreSQL vs memory: ${ratio("rest-create-postgres", "rest-create-memory")}`,
     "",
   ];
   if (report.scale.length > 0) {
@@ -147,24 +337,46 @@ export function renderReport(report: BenchReport): string {
   }
   if (report.soak) {
     const s = report.soak;
+    const every = Math.max(1, Math.round(s.seconds / 6));
     lines.push(
-      `Create soak on PostgreSQL, ${s.seconds} s after a ${s.warmupSeconds} s warm-up, at ${report.connections} connections: ${Math.round(s.load.rps)} req/s, ${s.load.errors} errors / ${s.load.non2xx} non-2xx, p99 ${ms(s.load.p99Ms)} ms; server RSS ${mb(s.startRss)} MiB at the start, ${mb(s.endRss)} MiB at the end, peak ${mb(s.maxRss)} MiB.`,
-      `RSS every ${Math.max(1, Math.round(s.seconds / 6))} s (MiB): ${s.samples
-        .filter((_, i) => i % Math.max(1, Math.round(s.seconds / 6)) === 0 || i === s.samples.length - 1)
+      `Create soak on PostgreSQL, ${s.seconds} s after a ${s.warmupSeconds} s warm-up, at ${report.connections} connections: ${us(s.load.rps)} req/s, ${us(s.cpuUsPerRequest)} µs of server CPU and ${us(s.dbUsPerRequest ?? NaN)} µs of PostgreSQL CPU per request, p99 ${ms(s.load.p99Ms)} ms; server RSS ${mb(s.startRss)} MiB at the start, ${mb(s.endRss)} MiB at the end, peak ${mb(s.maxRss)} MiB.`,
+      `RSS every ${every} s (MiB): ${s.samples
+        .filter((_, i) => i % every === 0 || i === s.samples.length - 1)
         .map(mb)
         .join(", ")}.`,
       "",
     );
   }
-  lines.push(
-    "Targets:",
-    "",
-    "| Target | Figure | Met |",
-    "|---|---|---|",
-    ...targetsOf(report).map((t) => `| ${t.name} | ${t.figure} | ${t.met === undefined ? "not measured" : t.met ? "met" : "**not met**"} |`),
-    "",
-  );
+  if (report.startup) lines.push(renderStartup(report.startup), "");
   return lines.join("\n");
+}
+
+/** recordOf is what the next full run compares against. */
+export function recordOf(report: BenchReport): RunRecord {
+  return {
+    date: report.date,
+    cpuUsPerRequest: Object.fromEntries(
+      report.scenarios.map((s) => {
+        const { median, min, max } = summarize(s).cpu;
+        const round1 = (x: number) => Math.round(x * 10) / 10;
+        return [s.id, { median: round1(median), min: round1(min), max: round1(max) }];
+      }),
+    ),
+  };
+}
+
+/** readRecord reads the last full run's record; undefined when there is none. */
+export function readRecord(path: string): RunRecord | undefined {
+  if (!existsSync(path)) return undefined;
+  const record = JSON.parse(readFileSync(path, "utf8")) as { date: string; cpuUsPerRequest: Record<string, Spread | number> };
+  // The first records kept only medians.
+  const spreadOf = (v: Spread | number): Spread => (typeof v === "number" ? { median: v, min: v, max: v } : v);
+  return { date: record.date, cpuUsPerRequest: Object.fromEntries(Object.entries(record.cpuUsPerRequest).map(([id, v]) => [id, spreadOf(v)])) };
+}
+
+export function writeRecord(path: string, record: RunRecord): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, `${JSON.stringify(record, null, 2)}\n`);
 }
 
 const startMarker = "<!-- bench:results:start -->";

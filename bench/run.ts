@@ -1,34 +1,44 @@
 /**
- * npm run bench [-- --quick] [-- --profile] [-- --only <regex>] [-- --no-write]
+ * npm run bench [-- --quick] [-- --profile] [-- --only <regex>] [-- --no-write] [-- --rounds N]
  *
- * Starts what it needs (the service as separate processes on port 0, in
- * memory and on a fresh PostgreSQL database, and the two baselines), warms
- * each scenario up, measures it, prints a markdown table with the ratios and
- * targets, and (full runs only) rewrites the results section of
- * docs/BENCHMARKS.md. --profile runs the create scenarios with --cpu-prof on
- * the server and prints where its time goes instead.
+ * Starts every scenario's process once (the service on a free port, in memory
+ * and on a fresh PostgreSQL database, and the reference servers the issue
+ * compares against), then runs R rounds in which every scenario is loaded in
+ * turn (A B C … A B C …), reading each process's CPU from /proc around each
+ * measured phase. Prints the table of medians and the targets, and (full runs
+ * of every scenario only) rewrites the results section of docs/BENCHMARKS.md
+ * and bench/results/last-full-run.json, which the next run's regression check
+ * compares against. --profile runs our servers under --cpu-prof and prints
+ * where their time went during the measured phases.
  */
-import { existsSync, mkdtempSync, readdirSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../test/support/postgres.js";
+import { adminUrl, createTestDatabase, postgresUnavailable, queryDatabase, type TestDatabase } from "../test/support/postgres.js";
 import { runListScale, type ScalePoint } from "./list-scale.js";
-import { renderReport, targetsOf, writeReport, type BenchReport, type Row } from "./report.js";
 import {
-  connectCreateBody,
-  merchants,
-  pageTokenSecret,
-  restCreateBody,
-  seedIntents,
-  startService,
-} from "./service.js";
+  readRecord,
+  recordOf,
+  renderReport,
+  summarize,
+  targetsOf,
+  writeRecord,
+  writeReport,
+  type BenchReport,
+  type ScenarioResult,
+} from "./report.js";
+import { createScenarios, type Scenario } from "./scenarios.js";
+import { merchants, pageTokenSecret, restCreateBody, startService } from "./service.js";
 import { runSoak, type SoakResult } from "./soak.js";
-import { repoRoot, startBenchProcess, type BenchProcess } from "./support/bench-process.js";
-import { formatProfileSummary, summarizeCpuProfile } from "./support/cpu-profile.js";
-import { runGrpcCreateLoad } from "./support/grpc-load.js";
-import type { LoadResult } from "./support/load-result.js";
+import { runStartupBench } from "./startup.js";
+import { repoRoot } from "./support/bench-process.js";
+import { formatProfileSummary, summarizeCpuProfile, type ProfileWindow } from "./support/cpu-profile.js";
+import { createDatabaseCpuMeter } from "./support/database-cpu.js";
+import { unexpectedOutcomes, type LoadResult } from "./support/load-result.js";
 import { describeMachine } from "./support/machine.js";
+import { measurePhase, type MeasureOptions, type Measurement, type Subject } from "./support/measure.js";
+import { readClockTicksPerSecond } from "./support/proc-stat.js";
 import { runWrk, wrkVersion } from "./support/wrk.js";
 
 const { values: flags } = parseArgs({
@@ -37,25 +47,48 @@ const { values: flags } = parseArgs({
     profile: { type: "boolean", default: false },
     only: { type: "string" },
     "no-write": { type: "boolean", default: false },
+    rounds: { type: "string" },
   },
 });
 
 const quick = flags.quick!;
 const connections = 50;
+const grpcConnections = 5;
+const rounds = flags.rounds ? Number(flags.rounds) : flags.profile ? 1 : quick ? 2 : 5;
 const warmupSeconds = quick ? 1 : 5;
-const measureSeconds = quick ? 3 : 15;
+const rewarmSeconds = 1;
+const measureSeconds = quick ? 3 : 6;
+/** Ticks a measured phase aims for (1 % of 100 ticks is one tick; the margin is for a busier moment than the warm-up's). */
+const targetTicks = 150;
+/** Under this many ticks a phase is measured again, for longer (a tick is then over 1 % of the figure). */
+const minimumTicks = 100;
+/** A phase is lengthened to reach targetTicks, up to this many times measureSeconds. */
+const maxPhaseFactor = 3;
+
+/** lengthFor is how long a scenario's next phase must be to count targetTicks at the rate of the phase just measured. */
+function lengthFor(m: Measurement): number {
+  const ticksPerSecondOfLoad = m.cpuTicks / m.result.seconds;
+  const needed = Math.ceil(targetTicks / Math.max(ticksPerSecondOfLoad, 1e-3));
+  return Math.min(maxPhaseFactor * measureSeconds, Math.max(measureSeconds, needed));
+}
 const scaleSizes = quick ? [10_000, 100_000] : [10_000, 1_000_000];
 const scaleRequests = quick ? 50 : 300;
 const soakSeconds = quick ? 10 : 60;
-const soakWarmupSeconds = quick ? 2 : 20;
-const listSeed = quick ? 200 : 1000;
+const soakWarmupSeconds = quick ? 5 : 20;
+const listSeed = 1000;
 const only = flags.only ? new RegExp(flags.only) : undefined;
+const recordPath = join(repoRoot, "bench", "results", "last-full-run.json");
 
-const log = (line: string) => process.stdout.write(`# ${line}\n`);
+const began = performance.now();
+const log = (line: string) => process.stdout.write(`# [${Math.round((performance.now() - began) / 1000)} s] ${line}\n`);
 
+if (!Number.isInteger(rounds) || rounds < 1) {
+  process.stderr.write(`--rounds must be a positive integer, not ${flags.rounds}\n`);
+  process.exit(1);
+}
 const wrk = wrkVersion();
 if (!wrk) {
-  process.stderr.write("wrk is not installed. Install it with: apt-get install -y wrk nghttp2-client\n");
+  process.stderr.write("wrk is not installed. Install it with: apt-get install -y wrk\n");
   process.exit(1);
 }
 const unavailable = await postgresUnavailable();
@@ -66,156 +99,99 @@ if (unavailable) {
   process.exit(1);
 }
 
+const ticksPerSecond = readClockTicksPerSecond();
 const db: TestDatabase = await createTestDatabase();
+const logDir = mkdtempSync(join(tmpdir(), "bench-logs-"));
 const profileDir = flags.profile ? mkdtempSync(join(tmpdir(), "bench-profiles-")) : undefined;
-const cleanups: (() => Promise<void>)[] = [async () => db.drop()];
+const meter = await createDatabaseCpuMeter({ adminUrl, databaseName: db.name });
+const measureOptions: MeasureOptions = { ticksPerSecond, database: meter };
+const running: Subject[] = [];
+const cleanups: (() => Promise<void>)[] = [
+  async () => {
+    await Promise.allSettled(running.splice(0).map((s) => s.stop()));
+  },
+  () => meter.close(),
+  async () => db.drop(),
+  async () => rmSync(logDir, { recursive: true, force: true }),
+];
 process.on("SIGINT", () => {
-  void Promise.allSettled(cleanups.map((c) => c())).then(() => process.exit(130));
+  void (async () => {
+    for (const cleanup of cleanups) await cleanup().catch(() => {});
+    process.exit(130);
+  })();
 });
 
-const authorization = (key: string) => `Bearer ${key}`;
-const restCreate = (server: BenchProcess, runId: string, seconds: number) =>
-  runWrk({
-    url: `${server.url}/v1/v2/payment-intents`,
-    method: "POST",
-    headers: { authorization: authorization(merchants.load.key), "content-type": "application/json" },
-    body: restCreateBody,
-    connections,
-    durationSeconds: seconds,
-    runId,
-  });
-const restList = (server: BenchProcess, runId: string, seconds: number) =>
-  runWrk({
-    url: `${server.url}/v1/v2/payment-intents?pageSize=50`,
-    method: "GET",
-    headers: { authorization: authorization(merchants.list.key) },
-    connections,
-    durationSeconds: seconds,
-    runId,
-  });
-const connectCreate = (server: BenchProcess, runId: string, seconds: number) =>
-  runWrk({
-    url: `${server.url}/payments.v2.PaymentIntentService/CreatePaymentIntent`,
-    method: "POST",
-    headers: { authorization: authorization(merchants.load.key), "content-type": "application/json" },
-    body: connectCreateBody,
-    connections,
-    durationSeconds: seconds,
-    runId,
-  });
-const grpcCreate = (server: BenchProcess, runId: string, seconds: number) =>
-  runGrpcCreateLoad({ url: server.url, apiKey: merchants.load.key, streams: connections, durationSeconds: seconds, runId });
-
-interface Scenario {
-  id: string;
-  scenario: string;
-  store: string;
-  run(): Promise<{ result: LoadResult; peakRssBytes: number }>;
-}
-
-/** serviceScenario: a fresh service process, optional seeding, warm-up, measurement. */
-function serviceScenario(
-  id: string,
-  scenario: string,
-  store: "memory" | "postgres",
-  drive: (server: BenchProcess, runId: string, seconds: number) => Promise<LoadResult>,
-  seed?: (server: BenchProcess) => Promise<void>,
-  extraEnv?: Record<string, string>,
-): Scenario {
-  return {
-    id,
-    scenario,
-    store: store === "memory" ? "memory" : "PostgreSQL",
-    async run() {
-      const server = await startService({
-        databaseUrl: store === "postgres" ? db.url : undefined,
-        profileDir,
-        profileName: id,
-        extraEnv,
-      });
-      try {
-        if (seed) await seed(server);
-        await drive(server, `${id}-warm`, warmupSeconds);
-        const result = await drive(server, `${id}-run`, measureSeconds);
-        return { result, peakRssBytes: server.peakRss() };
-      } finally {
-        await server.stop();
-      }
-    },
+/** runRounds starts every selected scenario, then measures each once per round, in turn. */
+async function runRounds(selected: Scenario[]): Promise<{ results: ScenarioResult[]; windows: Map<string, ProfileWindow[]> }> {
+  const subjects = new Map<string, Subject>();
+  // A few at a time: starting is mostly waiting (module loading, migrations, seeding through the API).
+  const queue = [...selected];
+  const starter = async () => {
+    for (let s = queue.shift(); s; s = queue.shift()) {
+      const subject = await s.start();
+      running.push(subject);
+      subjects.set(s.id, subject);
+    }
   };
-}
-
-const seedList = (store: string) => (server: BenchProcess) => seedIntents(server.url, merchants.list.key, listSeed, `list-${store}`);
-
-const scenarios: Scenario[] = [
-  {
-    id: "baseline-node",
-    scenario: "Baseline: bare node:http create (Map)",
-    store: "memory",
-    async run() {
-      const server = await startBenchProcess({ script: join("bench", "baseline-node.ts"), env: {} });
-      try {
-        // The very request of the REST create scenario, so the ratio compares like with like.
-        const drive = (runId: string, seconds: number) => restCreate(server, runId, seconds);
-        await drive("warm", warmupSeconds);
-        const result = await drive("run", measureSeconds);
-        return { result, peakRssBytes: server.peakRss() };
-      } finally {
-        await server.stop();
+  await Promise.all(Array.from({ length: 3 }, starter));
+  log(`started ${selected.length} processes`);
+  const results = new Map<string, ScenarioResult>(
+    selected.map((s) => [s.id, { id: s.id, label: s.label, store: s.store, kind: s.kind, rounds: [], peakRssBytes: 0 }]),
+  );
+  const windows = new Map<string, ProfileWindow[]>();
+  const phaseSeconds = new Map<string, number>();
+  for (let round = 1; round <= rounds; round++) {
+    for (const s of selected) {
+      const subject = subjects.get(s.id)!;
+      // Statistics as autovacuum keeps them on a live database: the creates of earlier phases grow the
+      // tables by thousands of rows a second, and stale statistics turn the list's index scans into
+      // sequential scans (see docs/BENCHMARKS.md).
+      if (s.store === "PostgreSQL") await queryDatabase(db.url, "analyze");
+      let warm: LoadResult;
+      if (round === 1) {
+        // The first warm-up also tells how fast the process spends CPU under this load, so its measured
+        // phases can be made long enough for a tick to stay under 1 % of the figure.
+        const w = await measurePhase(subject, `${s.id}-warm`, warmupSeconds, measureOptions);
+        warm = w.result;
+        phaseSeconds.set(s.id, lengthFor(w));
+      } else {
+        warm = await subject.drive(`${s.id}-r${round}-warm`, rewarmSeconds);
       }
-    },
-  },
-  serviceScenario("rest-create-memory", "REST create", "memory", restCreate),
-  serviceScenario("rest-create-memory-quiet", "REST create, no request log (LOG_LEVEL=warn)", "memory", restCreate, undefined, {
-    LOG_LEVEL: "warn",
-  }),
-  serviceScenario("rest-list-memory", `REST list (page of 50 of ${listSeed})`, "memory", restList, seedList("memory")),
-  serviceScenario("connect-create-memory", "Connect JSON create (HTTP/1.1)", "memory", connectCreate),
-  serviceScenario("grpc-create-memory", "gRPC create (binary, HTTP/2)", "memory", grpcCreate),
-  // Before the create scenarios: their bulk inserts set autovacuum going on the table the list reads.
-  serviceScenario("rest-list-postgres", `REST list (page of 50 of ${listSeed})`, "postgres", restList, seedList("postgres")),
-  {
-    id: "baseline-pg",
-    scenario: "Baseline: plain pg pool insert (same rows, pool of 10)",
-    store: "PostgreSQL",
-    async run() {
-      // The service upserts API_KEYS (and migrates) at start: let one do so,
-      // so the baseline writes for an existing merchant into the same schema.
-      const service = await startService({ databaseUrl: db.url });
-      await service.stop();
-      const { execFile } = await import("node:child_process");
-      const out = await new Promise<string>((resolve, reject) =>
-        execFile(
-          process.execPath,
-          ["--import", "tsx", join("bench", "baseline-pg.ts")],
-          {
-            cwd: repoRoot,
-            encoding: "utf8",
-            timeout: (warmupSeconds + measureSeconds + 60) * 1000,
-            env: {
-              ...process.env,
-              DATABASE_URL: db.url,
-              MERCHANT_ID: merchants.load.id,
-              CONCURRENCY: String(connections),
-              POOL_MAX: "10",
-              WARMUP_SECONDS: String(warmupSeconds),
-              DURATION_SECONDS: String(measureSeconds),
-            },
-          },
-          (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout)),
-        ),
+      let seconds = phaseSeconds.get(s.id)!;
+      let m = await measurePhase(subject, `${s.id}-r${round}`, seconds, measureOptions);
+      phaseSeconds.set(s.id, lengthFor(m));
+      if (m.cpuTicks < minimumTicks && phaseSeconds.get(s.id)! > seconds) {
+        // The machine got busier than when the length was set: measure this round again, for longer.
+        log(`round ${round}/${rounds} ${s.id}: ${m.cpuTicks} ticks in ${seconds} s, under ${minimumTicks}: measuring again for ${phaseSeconds.get(s.id)} s`);
+        seconds = phaseSeconds.get(s.id)!;
+        m = await measurePhase(subject, `${s.id}-r${round}-again`, seconds, measureOptions);
+        phaseSeconds.set(s.id, lengthFor(m));
+      }
+      // A scenario answering errors (or, for a create, replays) fast must stop the run, not report a great figure.
+      const wrong = unexpectedOutcomes(m.result, s.expected) ?? unexpectedOutcomes(warm, s.expected, false);
+      if (wrong) {
+        throw new Error(`${s.id}, round ${round}: expected every answer to be ${s.expected}, got ${wrong}\n${subject.stderrTail().slice(-4000)}`);
+      }
+      results.get(s.id)!.rounds.push(m);
+      windows.set(s.id, [...(windows.get(s.id) ?? []), m.window]);
+      const dbCpu = m.dbUsPerRequest === undefined ? "" : `, DB ${Math.round(m.dbUsPerRequest)} µs/req`;
+      const generator = m.generatorUsPerRequest === undefined ? "" : `, load generator ${Math.round(m.generatorUsPerRequest)} µs/req`;
+      log(
+        `round ${round}/${rounds} ${s.id}: ${Math.round(m.cpuUsPerRequest)} µs/req (${m.cpuTicks} ticks in ${seconds} s)${dbCpu}${generator}, ${Math.round(m.result.rps)} req/s, p50 ${m.result.p50Ms.toFixed(2)} ms, p99 ${m.result.p99Ms.toFixed(2)} ms`,
       );
-      const parsed = JSON.parse(out.trim().split("\n").pop()!) as LoadResult & { peakRssBytes: number };
-      return { result: parsed, peakRssBytes: parsed.peakRssBytes };
-    },
-  },
-  serviceScenario("rest-create-postgres", "REST create", "postgres", restCreate),
-  serviceScenario("connect-create-postgres", "Connect JSON create (HTTP/1.1)", "postgres", connectCreate),
-  serviceScenario("grpc-create-postgres", "gRPC create (binary, HTTP/2)", "postgres", grpcCreate),
-];
+    }
+  }
+  for (const s of selected) {
+    const subject = subjects.get(s.id)!;
+    results.get(s.id)!.peakRssBytes = subject.peakRss();
+    await subject.stop();
+    running.splice(running.indexOf(subject), 1);
+  }
+  return { results: [...results.values()], windows };
+}
 
 async function runScale(): Promise<ScalePoint[]> {
-  const server = await startService({ databaseUrl: db.url });
+  const server = await startService({ databaseUrl: db.url, logPath: join(logDir, "scale.log") });
   try {
     return await runListScale({
       databaseUrl: db.url,
@@ -232,73 +208,112 @@ async function runScale(): Promise<ScalePoint[]> {
 }
 
 async function runCreateSoak(): Promise<SoakResult> {
-  const server = await startService({ databaseUrl: db.url });
+  const server = await startService({ databaseUrl: db.url, logPath: join(logDir, "soak.log") });
+  const drive = (runId: string, seconds: number) =>
+    runWrk({
+      url: `${server.url}/v1/v2/payment-intents`,
+      method: "POST",
+      headers: { authorization: `Bearer ${merchants.load.key}`, "content-type": "application/json" },
+      body: restCreateBody,
+      connections,
+      durationSeconds: seconds,
+      runId,
+    });
+  const subject: Subject = { ...server, drive, usesDatabase: true };
   try {
     // Longer than a scenario's warm-up: the heap grows for the first 15–20 s of load before it settles.
-    await restCreate(server, "soak-warm", soakWarmupSeconds);
-    return await runSoak(server, soakSeconds, soakWarmupSeconds, () => restCreate(server, "soak-run", soakSeconds));
+    await drive("soak-warm", soakWarmupSeconds);
+    const soak = await runSoak(server, soakSeconds, soakWarmupSeconds, () => measurePhase(subject, "soak-run", soakSeconds, measureOptions));
+    const wrong = unexpectedOutcomes(soak.load, "201");
+    if (wrong) throw new Error(`soak: expected every answer to be 201, got ${wrong}`);
+    return soak;
   } finally {
     await server.stop();
   }
 }
 
+/** printProfiles summarises each profiled server's samples inside its measured phases. */
+function printProfiles(windows: Map<string, ProfileWindow[]>): void {
+  for (const dir of readdirSync(profileDir!).sort()) {
+    // The main thread's profile is the largest; the others are the tsx loader's.
+    const files = readdirSync(join(profileDir!, dir))
+      .filter((f) => f.endsWith(".cpuprofile"))
+      .map((f) => join(profileDir!, dir, f))
+      .sort((a, b) => statSync(b).size - statSync(a).size);
+    if (files[0]) process.stdout.write(`\n${formatProfileSummary(`${dir}, measured phases only`, summarizeCpuProfile(files[0], 25, windows.get(dir)))}\n`);
+  }
+  log(`CPU profiles (whole process lifetime) in ${profileDir} (open them in Chrome DevTools, Performance tab)`);
+}
+
+let exitCode = 0;
+const loadAtStart = loadavg();
 try {
   const machine = await describeMachine(db.url, wrk);
-  log(`machine: ${machine.cores} cores, ${machine.cpuModel}, Node.js ${machine.node}, ${machine.postgres}, ${machine.wrk}`);
-  log(`database ${db.name}; ${quick ? "quick run" : "full run"}; ${connections} connections; ${warmupSeconds} s warm-up, ${measureSeconds} s per scenario`);
-  const selected = scenarios.filter(
-    (s) => (!only || only.test(s.id)) && (!flags.profile || /create/.test(s.id) || s.id === "rest-list-memory"),
+  log(`machine: ${machine.cores} cores, ${machine.cpuModel}, Node.js ${machine.node}, ${machine.postgres}, ${machine.wrk}, CLK_TCK ${ticksPerSecond}`);
+  log(
+    `database ${db.name}; ${quick ? "quick run" : "full run"}${flags.profile ? " with --cpu-prof" : ""}; ${rounds} rounds; ${connections} in flight; ${warmupSeconds} s warm-up, then ${rewarmSeconds} s + ${measureSeconds} s measured per scenario and round; logs in ${logDir}`,
   );
+  const selected = createScenarios({
+    db,
+    logDir,
+    profileDir,
+    connections,
+    grpcConnections,
+    listSeed,
+  }).filter((s) => !only || only.test(s.id));
+  if (selected.length === 0) throw new Error(`--only ${flags.only} selects no scenario`);
 
-  const rows: Row[] = [];
-  for (const s of selected) {
-    log(`${s.scenario} [${s.store}] …`);
-    const { result, peakRssBytes } = await s.run();
-    rows.push({ id: s.id, scenario: s.scenario, store: s.store, result, peakRssBytes });
-    log(
-      `  ${Math.round(result.rps)} req/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms, ${result.errors} errors, ${result.non2xx} non-2xx, peak RSS ${(peakRssBytes / 2 ** 20).toFixed(0)} MiB`,
-    );
-  }
+  const { results, windows } = await runRounds(selected);
+  const runExtras = !only && !flags.profile;
+  const scale = runExtras ? await runScale() : [];
+  if (runExtras) log(`create soak on PostgreSQL for ${soakSeconds} s …`);
+  const soak = runExtras ? await runCreateSoak() : undefined;
+  if (runExtras) log("the sandbox's start-up, from a packed install …");
+  const startup = runExtras ? await runStartupBench({ runs: quick ? 3 : 10, log }) : undefined;
 
-  if (profileDir) {
-    for (const dir of readdirSync(profileDir).sort()) {
-      // The main thread's profile is the largest; the others are the tsx loader's.
-      const files = readdirSync(join(profileDir, dir))
-        .filter((f) => f.endsWith(".cpuprofile"))
-        .map((f) => join(profileDir, dir, f))
-        .sort((a, b) => statSync(b).size - statSync(a).size);
-      if (files[0]) process.stdout.write(`\n${formatProfileSummary(dir, summarizeCpuProfile(files[0]))}\n`);
-    }
-    log(`CPU profiles in ${profileDir} (open them in Chrome DevTools, Performance tab)`);
+  const full = !quick && !only && !flags.profile;
+  const report: BenchReport = {
+    machine,
+    date: new Date().toISOString().slice(0, 16).replace("T", " ") + " UTC",
+    quick,
+    profiled: flags.profile!,
+    connections,
+    grpcConnections,
+    rounds,
+    warmupSeconds,
+    rewarmSeconds,
+    measureSeconds,
+    ticksPerSecond,
+    loadAverage: { start: loadAtStart, end: loadavg() },
+    scenarios: results,
+    scale,
+    soak,
+    startup,
+    // A profiled run carries the profiler's cost: no comparison with the last full run.
+    previous: flags.profile ? undefined : readRecord(recordPath),
+  };
+  const markdown = renderReport(report);
+  process.stdout.write(`\n${markdown}\n`);
+  if (profileDir) printProfiles(windows);
+
+  const docPath = join(repoRoot, "docs", "BENCHMARKS.md");
+  if (full && !flags["no-write"]) {
+    writeReport(docPath, markdown);
+    writeRecord(recordPath, recordOf(report));
+    log(`wrote the results section of ${docPath} and ${recordPath}`);
   } else {
-    const runExtras = !only;
-    const scale = runExtras ? await runScale() : [];
-    if (runExtras) log(`create soak on PostgreSQL for ${soakSeconds} s …`);
-    const soak = runExtras ? await runCreateSoak() : undefined;
-
-    const report: BenchReport = {
-      machine,
-      date: new Date().toISOString().slice(0, 16).replace("T", " ") + " UTC",
-      quick,
-      connections,
-      warmupSeconds,
-      measureSeconds,
-      rows,
-      scale,
-      soak,
-    };
-    const markdown = renderReport(report);
-    process.stdout.write(`\n${markdown}\n`);
-    const docPath = join(repoRoot, "docs", "BENCHMARKS.md");
-    if (!quick && !only && !flags["no-write"]) {
-      writeReport(docPath, markdown);
-      log(`wrote the results section of ${docPath}`);
-    } else {
-      log(`docs/BENCHMARKS.md ${existsSync(docPath) ? "left as it is" : "not written"} (${flags["no-write"] ? "--no-write" : "only full runs of every scenario write it"})`);
-    }
-    const missed = targetsOf(report).filter((t) => t.met === false);
-    log(missed.length === 0 ? "every measured target met" : `targets not met: ${missed.map((t) => t.name).join("; ")}`);
+    log(`docs/BENCHMARKS.md left as it is (${flags["no-write"] ? "--no-write" : "only full runs of every scenario write it"})`);
   }
+  const coarse = results.filter((r) => summarize(r).minTicks < minimumTicks).map((r) => r.id);
+  if (coarse.length > 0) log(`fewer than 100 clock ticks in a phase of: ${coarse.join(", ")} (tick over 1 % of the figure)`);
+  const targets = targetsOf(report);
+  const missed = targets.filter((t) => t.met === false);
+  if (targets.every((t) => t.met === undefined)) log("no target measured by this selection");
+  else log(missed.length === 0 ? "every measured target met" : `targets missed: ${missed.map((t) => t.name).join("; ")}`);
+} catch (error) {
+  process.stderr.write(`\nbench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  exitCode = 1;
 } finally {
   for (const cleanup of cleanups) await cleanup().catch((error: unknown) => log(`cleanup failed: ${String(error)}`));
 }
+process.exit(exitCode);

@@ -22,7 +22,7 @@ export const pageTokenSecret = randomBytes(32).toString("base64url");
  * limits (100 requests/s per key) a load test would measure the limiter.
  * Everything else runs as operators run it, request logs included.
  */
-export const unthrottledEnv: Record<string, string> = { RATE_LIMIT_RPS: "0" };
+export const unthrottledEnv: Record<string, string> = { RATE_LIMIT_RPS: "0", AUTH_FAILURES_PER_MINUTE: "0" };
 
 export interface ServiceOptions {
   /** Unset: the in-memory stores. */
@@ -32,11 +32,14 @@ export interface ServiceOptions {
   profileName?: string;
   /** More environment, e.g. LOG_LEVEL for a comparison run. */
   extraEnv?: Record<string, string>;
+  /** The file its stderr (the request log) is appended to. */
+  logPath: string;
 }
 
 /**
- * startService runs src/main.ts as its own process on port 0, the way
- * operators run it, with the bench merchants' keys.
+ * startService runs src/main.ts as its own process on a free port, the way
+ * operators run it, with the bench merchants' keys; its request log (stderr)
+ * goes to a file, as an operator's log shipper would take it.
  */
 export function startService(options: ServiceOptions): Promise<BenchProcess> {
   // One directory per server: the tsx loader thread writes a profile of its own beside the main thread's.
@@ -46,6 +49,7 @@ export function startService(options: ServiceOptions): Promise<BenchProcess> {
   return startBenchProcess({
     script: join("src", "main.ts"),
     nodeArgs,
+    logPath: options.logPath,
     env: {
       ...unthrottledEnv,
       API_KEYS: Object.values(merchants)

@@ -103,9 +103,8 @@ export async function runCrash(options: CrashOptions): Promise<DrillReport> {
     const { rows } = await queryDatabase<{ intents: string; partial: string }>(
       db.url,
       `select count(*) as intents,
-              count(*) filter (where coalesce(m.n, 0) <> 2 or coalesce(s.n, 0) <> 1) as partial
+              count(*) filter (where cardinality(pi.payment_methods) <> 2 or coalesce(s.n, 0) <> 1) as partial
        from payment_intents pi
-       left join (select payment_intent_id, count(*) as n from payment_intent_methods group by 1) m on m.payment_intent_id = pi.id
        left join (select payment_intent_id, count(*) as n from payment_intent_splits group by 1) s on s.payment_intent_id = pi.id
        where pi.merchant_id = $1`,
       [merchant.id],

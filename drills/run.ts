@@ -2,8 +2,9 @@
  * npm run drills [-- --quick] [-- --only <regex>] [-- --no-write]
  *
  * Fault drills against real server processes on fresh PostgreSQL databases:
- * duplicate storm, crash (SIGKILL), database outage, hostile input and tenant
- * isolation. Each prints what it did and a PASS/FAIL line with its figures;
+ * duplicate storm, crash (SIGKILL), database outage, hostile input, tenant
+ * isolation, hostile connections, and the fleet (three instances behind the
+ * deploy/ HAProxy and PgBouncer). Each prints what it did and a PASS/FAIL line with its figures;
  * a full run rewrites the results section of docs/RELIABILITY.md. --quick
  * shrinks every drill (what CI runs). Exits non-zero when a drill fails.
  */
@@ -14,6 +15,8 @@ import { parseArgs } from "node:util";
 import { postgresUnavailable } from "../test/support/postgres.js";
 import { runCrash } from "./crash.js";
 import { runDuplicateStorm } from "./duplicate-storm.js";
+import { runFleetDrills } from "./fleet.js";
+import { runHostileConnections } from "./hostile-connections.js";
 import { describeHostileInput, runHostileInput } from "./hostile-input.js";
 import { runOutage } from "./outage.js";
 import { formatDrillReport, type DrillReport } from "./support/drill-report.js";
@@ -28,6 +31,8 @@ const { values: flags } = parseArgs({
   },
 });
 const quick = flags.quick!;
+/** Other work on the machine, which the figures depend on. */
+const loadAtStart = os.loadavg()[0]!;
 const only = flags.only ? new RegExp(flags.only, "i") : undefined;
 
 const unavailable = await postgresUnavailable();
@@ -36,7 +41,8 @@ if (unavailable) {
   process.exit(1);
 }
 
-const drills: { name: string; run(): Promise<DrillReport> }[] = [
+/** A drill gives one report, or several (the fleet: one per scenario on one deployment). */
+const drills: { name: string; run(): Promise<DrillReport | DrillReport[]> }[] = [
   {
     name: "Duplicate storm",
     run: () => runDuplicateStorm(quick ? { creates: 200, references: 20 } : { creates: 1000, references: 100 }),
@@ -89,21 +95,35 @@ const drills: { name: string; run(): Promise<DrillReport> }[] = [
       }
     },
   },
+  {
+    name: "Hostile connections",
+    run: () =>
+      runHostileConnections(
+        quick
+          ? { connections: 50, rounds: 1, pipelined: 1000, maxConnections: 200 }
+          : { connections: 100, rounds: 2, pipelined: 2000, maxConnections: 1000 },
+      ),
+  },
+  // Last: its full run restarts the machine's PostgreSQL.
+  { name: "Fleet", run: () => runFleetDrills({ quick }) },
 ];
 
 const reports: DrillReport[] = [];
 for (const drill of drills.filter((d) => !only || only.test(d.name))) {
   process.stdout.write(`\n# ${drill.name} …\n`);
   const started = performance.now();
-  let report: DrillReport;
+  let ran: DrillReport[];
   try {
-    report = await drill.run();
+    const result = await drill.run();
+    ran = Array.isArray(result) ? result : [result];
   } catch (error) {
-    report = { name: drill.name, did: "the drill could not run", headline: String(error), figures: [(error as Error).stack ?? String(error)], passed: false };
+    ran = [{ name: drill.name, did: "the drill could not run", headline: String(error), figures: [(error as Error).stack ?? String(error)], passed: false }];
   }
-  report.figures.push(`took ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  reports.push(report);
-  process.stdout.write(`${formatDrillReport(report)}\n`);
+  if (ran.length === 1) ran[0]!.figures.push(`took ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  for (const report of ran) {
+    reports.push(report);
+    process.stdout.write(`${formatDrillReport(report)}\n`);
+  }
 }
 
 const failed = reports.filter((r) => !r.passed);
@@ -112,7 +132,7 @@ process.stdout.write(`\n${reports.length - failed.length} drills passed, ${faile
 const docPath = join(import.meta.dirname, "..", "docs", "RELIABILITY.md");
 if (!quick && !only && !flags["no-write"]) {
   const results = [
-    `Run of ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC on ${os.availableParallelism()} cores (${os.cpus()[0]?.model.trim()}), Node.js ${process.version}.`,
+    `Run of ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC on ${os.availableParallelism()} cores (${os.cpus()[0]?.model.trim()}), Node.js ${process.version}, load average ${loadAtStart.toFixed(1)} when it began.`,
     "",
     ...reports.map(formatDrillReport),
   ].join("\n");

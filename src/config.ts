@@ -1,6 +1,8 @@
-import { defaultListenLimits, type ListenLimits } from "./server/listen.js";
+import { connectionBudget, defaultListenLimits, defaultMaxConnections, type ListenLimits } from "./server/listen-limits.js";
 import { isLogLevel, logLevels, type LogLevel } from "./observability/log-level.js";
 import { processorNamePattern } from "./service/payment-method-catalogue.js";
+import { defaultRetrySchedule, parseRetrySchedule } from "./webhooks/retry-policy.js";
+import { parseSecretKey } from "./webhooks/secret-box.js";
 
 /** Config is every setting, read and checked once at start (see README, Configuration). */
 export interface Config {
@@ -20,12 +22,47 @@ export interface Config {
   logLevel: LogLevel;
   /** METRICS_TOKEN: the bearer token GET /metrics requires; unset, /metrics is open. */
   metricsToken: string | undefined;
-  /** Timeouts and the HTTP/2 stream cap of the listener. */
+  /** CORS_ALLOWED_ORIGINS: the browser origins that may call the API; unset, no CORS headers at all. */
+  corsAllowedOrigins: "*" | string[] | undefined;
+  /** Timeouts, connection caps and output bounds of the listener. */
   limits: ListenLimits;
   /** Per-API-key token bucket; unset when RATE_LIMIT_RPS is 0. */
   rateLimit: RateLimitConfig | undefined;
+  /** Failed authentications per client address; unset when AUTH_FAILURES_PER_MINUTE is 0. */
+  failedAuth: FailedAuthConfig | undefined;
+  /** Where the limits are shared between instances; unset (REDIS_URL unset): each instance's memory. */
+  redis: RedisConfig | undefined;
   shutdown: ShutdownConfig;
   checkout: CheckoutConfig;
+  /** TEST_HELPERS and TEST_CLOCK: the sandbox's test helpers. */
+  testHelpers: TestHelpersConfig;
+  webhooks: WebhookConfig;
+}
+
+/** TestHelpersConfig: what a test suite may drive (README, Testing your integration). */
+export interface TestHelpersConfig {
+  /** TEST_HELPERS: serve TestHelperService. */
+  enabled: boolean;
+  /** TEST_CLOCK: a clock the helpers can move forward, and its two helpers. */
+  clock: boolean;
+}
+
+/** WebhookConfig: how webhooks are delivered (README, Webhooks). */
+export interface WebhookConfig {
+  /** WEBHOOK_TIMEOUT_MS: the longest one attempt may take (DNS, connection, answer). */
+  timeoutMs: number;
+  /** WEBHOOK_RETRY_SCHEDULE: delays in ms before each retry after a failed attempt. */
+  retrySchedule: number[];
+  /** WEBHOOK_ALLOW_PRIVATE_URLS: http URLs and non-public addresses allowed (development and tests only). */
+  allowPrivateUrls: boolean;
+  /** WEBHOOK_SECRET_KEY: the AES-256-GCM key of signing secrets at rest; unset, stored as they are. Never echoed. */
+  secretKey: Buffer | undefined;
+  /** WEBHOOK_CONCURRENCY: attempts in flight per instance. */
+  concurrency: number;
+  /** WEBHOOK_CONCURRENCY_PER_ENDPOINT: attempts in flight per endpoint, over every instance. */
+  concurrencyPerEndpoint: number;
+  /** WEBHOOK_POLL_INTERVAL_MS: how often each instance looks for due deliveries. */
+  pollIntervalMs: number;
 }
 
 /** CheckoutConfig: the customer's payment page and the payment lifecycle. */
@@ -44,6 +81,20 @@ export interface RateLimitConfig {
   burst: number;
 }
 
+/** FailedAuthConfig: AUTH_FAILURES_PER_MINUTE and AUTH_FAILURES_BURST, per client address group. */
+export interface FailedAuthConfig {
+  perMinute: number;
+  burst: number;
+}
+
+/** RedisConfig is set when REDIS_URL is. */
+export interface RedisConfig {
+  /** redis:// or rediss:// URL; may carry a password, so it is never echoed or logged. */
+  url: string;
+  /** REDIS_KEY_PREFIX: every key the limiters write starts with it, so several services can share one Redis. */
+  keyPrefix: string;
+}
+
 /** ShutdownConfig: what SIGTERM and SIGINT do (README, Health and operations). */
 export interface ShutdownConfig {
   /** Time to keep serving with /readyz at 503, so balancers stop sending traffic first. */
@@ -57,14 +108,79 @@ export interface DatabaseConfig {
   url: string;
   /** Apply pending migrations at start (MIGRATE_ON_START). */
   migrateOnStart: boolean;
+  /** DB_POOL_MAX: most connections per process. */
   poolMax: number;
+  /** DB_STATEMENT_TIMEOUT_MS: the deadline of one store call, the wait for a connection included. */
   statementTimeoutMs: number;
+  /** DB_LOCK_TIMEOUT_MS: longest a statement waits for a lock; at most statementTimeoutMs. */
+  lockTimeoutMs: number;
+  /**
+   * DB_UNREADY_AFTER_MS: how long the database may stay unreachable from this
+   * instance (no connection opened, no statement answered) before /readyz says
+   * not ready. Shorter outages are answered 503 with the instance in the balancer.
+   */
+  unreadyAfterMs: number;
 }
+
+/**
+ * Every environment variable readConfig reads: the configuration table of the
+ * README. The ./testing entry takes the same names as options.
+ */
+export const settingNames = [
+  "HOST",
+  "PORT",
+  "BASE_PATH",
+  "PUBLIC_URL",
+  "API_KEYS",
+  "PAYMENT_PROCESSORS",
+  "PAGE_TOKEN_SECRET",
+  "CHECKOUT_TTL",
+  "MAX_PAYMENT_ATTEMPTS",
+  "CHECKOUT_SECRET",
+  "DATABASE_URL",
+  "MIGRATE_ON_START",
+  "DB_POOL_MAX",
+  "DB_STATEMENT_TIMEOUT_MS",
+  "DB_UNREADY_AFTER_MS",
+  "DB_LOCK_TIMEOUT_MS",
+  "RATE_LIMIT_RPS",
+  "RATE_LIMIT_BURST",
+  "AUTH_FAILURES_PER_MINUTE",
+  "AUTH_FAILURES_BURST",
+  "REDIS_URL",
+  "REDIS_KEY_PREFIX",
+  "HEADERS_TIMEOUT_MS",
+  "REQUEST_TIMEOUT_MS",
+  "IDLE_TIMEOUT_MS",
+  "MAX_CONCURRENT_STREAMS",
+  "WRITE_TIMEOUT_MS",
+  "MAX_PIPELINED_REQUESTS",
+  "MAX_UNSENT_BYTES",
+  "MAX_CONNECTIONS",
+  "MAX_CONNECTIONS_PER_ADDRESS",
+  "SHUTDOWN_DELAY_MS",
+  "SHUTDOWN_GRACE_MS",
+  "LOG_LEVEL",
+  "METRICS_TOKEN",
+  "CORS_ALLOWED_ORIGINS",
+  "WEBHOOK_TIMEOUT_MS",
+  "WEBHOOK_RETRY_SCHEDULE",
+  "WEBHOOK_ALLOW_PRIVATE_URLS",
+  "WEBHOOK_SECRET_KEY",
+  "WEBHOOK_CONCURRENCY",
+  "WEBHOOK_CONCURRENCY_PER_ENDPOINT",
+  "WEBHOOK_POLL_INTERVAL_MS",
+  "TEST_HELPERS",
+  "TEST_CLOCK",
+] as const;
+
+/** SettingName is one variable of the configuration table. */
+export type SettingName = (typeof settingNames)[number];
 
 /** ConfigError names the variable, the value and what is allowed, in one line. */
 export class ConfigError extends Error {}
 
-type Env = Record<string, string | undefined>;
+type Env = Readonly<Record<string, string | undefined>>;
 
 function fail(name: string, value: string, allowed: string): never {
   throw new ConfigError(`${name}=${JSON.stringify(value)} is not valid: ${allowed}`);
@@ -73,8 +189,14 @@ function fail(name: string, value: string, allowed: string): never {
 const merchantIdPattern = /^[A-Za-z0-9_.-]{1,64}$/;
 const apiKeyPattern = /^[\x21-\x2b\x2d-\x7e]{16,256}$/;
 
+/** What readConfig needs to know about the machine beside the environment. */
+export interface SystemLimits {
+  /** The process's open file limit (RLIMIT_NOFILE); undefined when unknown. */
+  openFileLimit?: number;
+}
+
 /** readConfig parses the environment; the first bad value throws a ConfigError. */
-export function readConfig(env: Env): Config {
+export function readConfig(env: Env, system: SystemLimits = {}): Config {
   const host = env.HOST || "127.0.0.1";
 
   const portText = env.PORT ?? "8080";
@@ -126,6 +248,7 @@ export function readConfig(env: Env): Config {
     fail("PAGE_TOKEN_SECRET", "…", "at least 32 characters");
   }
 
+  const database = readDatabaseConfig(env);
   return {
     host,
     port,
@@ -135,20 +258,77 @@ export function readConfig(env: Env): Config {
     processors,
     pageTokenSecret,
     maxBodyBytes: 64 * 1024,
-    database: readDatabaseConfig(env),
+    database,
     logLevel: readLogLevel(env),
     metricsToken: readMetricsToken(env),
+    corsAllowedOrigins: readCorsOrigins(env),
     checkout: readCheckoutConfig(env),
-    limits: readListenLimits(env),
+    webhooks: readWebhookConfig(env),
+    limits: readListenLimits(env, system.openFileLimit, database?.poolMax ?? 0),
     rateLimit: readRateLimit(env),
+    failedAuth: readFailedAuth(env),
+    redis: readRedisConfig(env),
     shutdown: {
       delayMs: readInteger(env, "SHUTDOWN_DELAY_MS", 0, 0, 600_000),
       graceMs: readInteger(env, "SHUTDOWN_GRACE_MS", 10_000, 0, 600_000),
     },
+    testHelpers: readTestHelpers(env, database !== undefined),
   };
 }
 
-function readListenLimits(env: Env): ListenLimits {
+/** readWebhookConfig reads the WEBHOOK_* variables; the first bad value throws a ConfigError. */
+export function readWebhookConfig(env: Env): WebhookConfig {
+  const scheduleText = env.WEBHOOK_RETRY_SCHEDULE || defaultRetrySchedule;
+  let retrySchedule: number[];
+  try {
+    retrySchedule = parseRetrySchedule(scheduleText);
+  } catch (error) {
+    fail("WEBHOOK_RETRY_SCHEDULE", scheduleText, (error as Error).message);
+  }
+  const allowPrivate = env.WEBHOOK_ALLOW_PRIVATE_URLS || "false";
+  if (allowPrivate !== "true" && allowPrivate !== "false") fail("WEBHOOK_ALLOW_PRIVATE_URLS", allowPrivate, "true or false");
+  let secretKey: Buffer | undefined;
+  if (env.WEBHOOK_SECRET_KEY) {
+    try {
+      secretKey = parseSecretKey(env.WEBHOOK_SECRET_KEY);
+    } catch {
+      // A key: name the variable, never echo the value.
+      fail("WEBHOOK_SECRET_KEY", "…", "32 bytes written as 64 hex digits or as base64 (openssl rand -base64 32)");
+    }
+  }
+  return {
+    timeoutMs: readInteger(env, "WEBHOOK_TIMEOUT_MS", 10_000, 100, 60_000),
+    retrySchedule,
+    allowPrivateUrls: allowPrivate === "true",
+    secretKey,
+    concurrency: readInteger(env, "WEBHOOK_CONCURRENCY", 32, 1, 1000),
+    concurrencyPerEndpoint: readInteger(env, "WEBHOOK_CONCURRENCY_PER_ENDPOINT", 4, 1, 100),
+    pollIntervalMs: readInteger(env, "WEBHOOK_POLL_INTERVAL_MS", 1000, 50, 60_000),
+  };
+}
+
+
+/**
+ * readTestHelpers: on by default only in memory mode (a sandbox); a service
+ * with a database must ask for them, so a production deployment never serves
+ * them by accident. The test clock is a helper, so it needs them on.
+ */
+function readTestHelpers(env: Env, hasDatabase: boolean): TestHelpersConfig {
+  const enabled = readBoolean(env, "TEST_HELPERS", !hasDatabase);
+  const clock = readBoolean(env, "TEST_CLOCK", false);
+  if (clock && !enabled) fail("TEST_CLOCK", "true", `false unless TEST_HELPERS=true${hasDatabase ? " (with DATABASE_URL it defaults to false)" : ""}`);
+  return { enabled, clock };
+}
+
+function readBoolean(env: Env, name: string, fallback: boolean): boolean {
+  const text = env[name];
+  if (text === undefined || text === "") return fallback;
+  if (text !== "true" && text !== "false") fail(name, text, "true or false");
+  return text === "true";
+}
+
+
+function readListenLimits(env: Env, openFileLimit: number | undefined, poolMax: number): ListenLimits {
   const headersTimeoutMs = readInteger(env, "HEADERS_TIMEOUT_MS", defaultListenLimits.headersTimeoutMs, 100, 600_000);
   const requestTimeoutMs = readInteger(
     env,
@@ -161,18 +341,77 @@ function readListenLimits(env: Env): ListenLimits {
   if (requestTimeoutMs < headersTimeoutMs) {
     fail("REQUEST_TIMEOUT_MS", String(requestTimeoutMs), `at least HEADERS_TIMEOUT_MS (${headersTimeoutMs})`);
   }
+  const { maxConnections, maxConnectionsPerAddress } = readConnectionCaps(env, openFileLimit, poolMax);
   return {
+    ...defaultListenLimits,
     headersTimeoutMs,
     requestTimeoutMs,
     idleTimeoutMs: readInteger(env, "IDLE_TIMEOUT_MS", defaultListenLimits.idleTimeoutMs, 100, 3_600_000),
     maxConcurrentStreams: readInteger(env, "MAX_CONCURRENT_STREAMS", defaultListenLimits.maxConcurrentStreams, 1, 100_000),
+    writeTimeoutMs: readInteger(env, "WRITE_TIMEOUT_MS", defaultListenLimits.writeTimeoutMs, 100, 3_600_000),
+    maxPipelinedRequests: readInteger(env, "MAX_PIPELINED_REQUESTS", defaultListenLimits.maxPipelinedRequests, 1, 10_000),
+    maxUnsentBytes: readInteger(env, "MAX_UNSENT_BYTES", defaultListenLimits.maxUnsentBytes, 16_384, 268_435_456),
+    maxConnections,
+    maxConnectionsPerAddress,
   };
+}
+
+/**
+ * readConnectionCaps reads MAX_CONNECTIONS and MAX_CONNECTIONS_PER_ADDRESS.
+ * Every connection holds a descriptor, so the total may not pass what the
+ * open file limit leaves after the database pool and the process's own
+ * descriptors: past it accept() fails and nobody, /healthz included, gets in.
+ */
+function readConnectionCaps(env: Env, openFileLimit: number | undefined, poolMax: number) {
+  const budget = openFileLimit === undefined ? undefined : connectionBudget(openFileLimit, poolMax, defaultListenLimits.loopbackReserve);
+  if (budget !== undefined && budget < 1) {
+    throw new ConfigError(
+      `the open file limit (${openFileLimit}) leaves no descriptors for connections after DB_POOL_MAX (${poolMax}): raise it (ulimit -n)`,
+    );
+  }
+  const maxConnections = readInteger(env, "MAX_CONNECTIONS", Math.min(defaultMaxConnections, budget ?? Infinity), 1, 1_000_000);
+  if (budget !== undefined && maxConnections > budget) {
+    fail(
+      "MAX_CONNECTIONS",
+      String(maxConnections),
+      `at most ${budget}: the open file limit (${openFileLimit}) less DB_POOL_MAX (${poolMax}) and ${openFileLimit! - poolMax - budget} descriptors the process keeps`,
+    );
+  }
+  const maxConnectionsPerAddress = readInteger(
+    env,
+    "MAX_CONNECTIONS_PER_ADDRESS",
+    Math.max(1, Math.floor(maxConnections / 4)),
+    1,
+    1_000_000,
+  );
+  if (maxConnectionsPerAddress > maxConnections) {
+    fail("MAX_CONNECTIONS_PER_ADDRESS", String(maxConnectionsPerAddress), `at most MAX_CONNECTIONS (${maxConnections})`);
+  }
+  return { maxConnections, maxConnectionsPerAddress };
 }
 
 function readRateLimit(env: Env): RateLimitConfig | undefined {
   const ratePerSecond = readInteger(env, "RATE_LIMIT_RPS", 100, 0, 1_000_000);
   const burst = readInteger(env, "RATE_LIMIT_BURST", 200, 1, 1_000_000);
   return ratePerSecond === 0 ? undefined : { ratePerSecond, burst };
+}
+
+function readFailedAuth(env: Env): FailedAuthConfig | undefined {
+  const perMinute = readInteger(env, "AUTH_FAILURES_PER_MINUTE", 60, 0, 1_000_000);
+  const burst = readInteger(env, "AUTH_FAILURES_BURST", Math.max(1, perMinute), 1, 1_000_000);
+  return perMinute === 0 ? undefined : { perMinute, burst };
+}
+
+function readRedisConfig(env: Env): RedisConfig | undefined {
+  const url = env.REDIS_URL;
+  if (url === undefined || url === "") return undefined;
+  if (!/^rediss?:\/\/[^/?#\s]/.test(url) || !URL.canParse(url)) {
+    // The URL may carry a password: name the variable, never echo the value.
+    fail("REDIS_URL", "…", "a redis://[user:password@]host:port[/db] or rediss:// URL");
+  }
+  const keyPrefix = env.REDIS_KEY_PREFIX || "payments:limits";
+  if (!/^[A-Za-z0-9_.:-]{1,64}$/.test(keyPrefix)) fail("REDIS_KEY_PREFIX", keyPrefix, "1-64 of A-Z a-z 0-9 _ . : -");
+  return { url, keyPrefix };
 }
 
 function readInteger(env: Env, name: string, fallback: number, min: number, max: number): number {
@@ -192,11 +431,19 @@ function readDatabaseConfig(env: Env): DatabaseConfig | undefined {
   }
   const migrate = env.MIGRATE_ON_START ?? "true";
   if (migrate !== "true" && migrate !== "false") fail("MIGRATE_ON_START", migrate, "true or false");
+  const statementTimeoutMs = readInteger(env, "DB_STATEMENT_TIMEOUT_MS", 5000, 100, 600_000);
+  // A lock wait is part of a statement: it cannot outlast the statement's deadline.
+  const lockTimeoutMs = readInteger(env, "DB_LOCK_TIMEOUT_MS", Math.min(2000, statementTimeoutMs), 10, 600_000);
+  if (lockTimeoutMs > statementTimeoutMs) {
+    fail("DB_LOCK_TIMEOUT_MS", String(lockTimeoutMs), `at most DB_STATEMENT_TIMEOUT_MS (${statementTimeoutMs})`);
+  }
   return {
     url,
     migrateOnStart: migrate === "true",
     poolMax: readInteger(env, "DB_POOL_MAX", 10, 1, 1000),
-    statementTimeoutMs: readInteger(env, "DB_STATEMENT_TIMEOUT_MS", 5000, 100, 600_000),
+    statementTimeoutMs,
+    lockTimeoutMs,
+    unreadyAfterMs: readInteger(env, "DB_UNREADY_AFTER_MS", 30_000, 1000, 3_600_000),
   };
 }
 
@@ -228,6 +475,28 @@ function readLogLevel(env: Env): LogLevel {
   const level = env.LOG_LEVEL || "info";
   if (!isLogLevel(level)) fail("LOG_LEVEL", level, `one of ${logLevels.join(", ")}`);
   return level;
+}
+
+/**
+ * readCorsOrigins reads "*" or a comma-separated list of exact origins
+ * (http(s)://host[:port], as a browser sends them in Origin). An entry a
+ * browser would never send (a path, a trailing slash, upper case, a default
+ * port) would match nothing, so it is refused, naming what the browser sends.
+ */
+function readCorsOrigins(env: Env): "*" | string[] | undefined {
+  const text = env.CORS_ALLOWED_ORIGINS?.trim();
+  if (text === undefined || text === "") return undefined;
+  if (text === "*") return "*";
+  const origins = text.split(",").map((origin) => origin.trim());
+  const expected = '"*" or comma-separated origins such as https://shop.example.com (scheme, host and port only)';
+  for (const origin of origins) {
+    const url = URL.canParse(origin) ? new URL(origin) : undefined;
+    if (url === undefined || (url.protocol !== "https:" && url.protocol !== "http:")) fail("CORS_ALLOWED_ORIGINS", origin, expected);
+    // The URL parser takes "*" as a host character; it would match only itself.
+    if (url.hostname.includes("*")) fail("CORS_ALLOWED_ORIGINS", origin, `${expected}; there are no wildcards: list each origin`);
+    if (url.origin !== origin) fail("CORS_ALLOWED_ORIGINS", origin, `${expected}; a browser on that page sends Origin: ${url.origin}`);
+  }
+  return origins;
 }
 
 function readMetricsToken(env: Env): string | undefined {

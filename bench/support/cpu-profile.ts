@@ -3,12 +3,22 @@ import { readFileSync } from "node:fs";
 /** The parts of a V8 .cpuprofile (written by node --cpu-prof) this summary reads. */
 interface CpuProfile {
   nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[];
+  /** When sampling began, µs of the monotonic clock (CLOCK_MONOTONIC, as process.hrtime). */
+  startTime: number;
   samples: number[];
   timeDeltas: number[];
 }
 
+/** A stretch of the monotonic clock, µs: a measured phase. */
+export interface ProfileWindow {
+  startUs: number;
+  endUs: number;
+}
+
 export interface ProfileSummary {
   totalMs: number;
+  /** totalMs without the idle samples; the shares are of this. */
+  busyMs: number;
   /** Self time by where the code lives (our src/, connect, protobuf, ORM, Node core, GC, idle). */
   byArea: { area: string; ms: number; share: number }[];
   /** The functions with the most self time. */
@@ -36,11 +46,21 @@ export function areaOf(functionName: string, url: string): string {
   return "other";
 }
 
-/** summarizeCpuProfile reads a .cpuprofile and adds up self time by area and by function. */
-export function summarizeCpuProfile(path: string, top = 20): ProfileSummary {
+/**
+ * summarizeCpuProfile reads a .cpuprofile and adds up self time by area and
+ * by function; with windows, only the samples taken inside them (the measured
+ * phases, not start-up, seeding or warm-up).
+ */
+export function summarizeCpuProfile(path: string, top = 20, windows?: ProfileWindow[]): ProfileSummary {
   const profile = JSON.parse(readFileSync(path, "utf8")) as CpuProfile;
   const selfUs = new Map<number, number>();
-  profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  let at = profile.startTime;
+  profile.samples.forEach((id, i) => {
+    const delta = profile.timeDeltas[i] ?? 0;
+    at += delta;
+    if (windows && !windows.some((w) => at >= w.startUs && at <= w.endUs)) return;
+    selfUs.set(id, (selfUs.get(id) ?? 0) + delta);
+  });
   const byArea = new Map<string, number>();
   const byFunction = new Map<string, { name: string; where: string; us: number }>();
   let totalUs = 0;
@@ -57,9 +77,12 @@ export function summarizeCpuProfile(path: string, top = 20): ProfileSummary {
     entry.us += us;
     byFunction.set(key, entry);
   }
-  const share = (us: number) => (totalUs === 0 ? 0 : us / totalUs);
+  // Shares of the time the process was busy: an idle moment (waiting for the database) is no one's cost.
+  const busyUs = totalUs - (byArea.get("idle") ?? 0);
+  const share = (us: number) => (busyUs === 0 ? 0 : us / busyUs);
   return {
     totalMs: totalUs / 1000,
+    busyMs: busyUs / 1000,
     byArea: [...byArea.entries()]
       .sort((a, b) => b[1] - a[1])
       .map(([area, us]) => ({ area, ms: us / 1000, share: share(us) })),
@@ -75,13 +98,13 @@ export function formatProfileSummary(title: string, summary: ProfileSummary): st
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
   const busy = summary.byArea.filter((a) => a.area !== "idle");
   return [
-    `#### ${title} (${(summary.totalMs / 1000).toFixed(1)} s sampled)`,
+    `#### ${title} (${(summary.totalMs / 1000).toFixed(1)} s sampled, ${(summary.busyMs / 1000).toFixed(1)} s busy)`,
     "",
-    "| Area | Self time |",
+    "| Area | Share of busy time |",
     "|---|---:|",
     ...busy.map((a) => `| ${a.area} | ${pct(a.share)} |`),
     "",
-    "| Function | Where | Self time |",
+    "| Function | Where | Share of busy time |",
     "|---|---|---:|",
     ...summary.topFunctions.filter((f) => f.name !== "(idle)").map((f) => `| \`${f.name}\` | ${f.where} | ${pct(f.share)} |`),
     "",

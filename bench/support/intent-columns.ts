@@ -30,13 +30,16 @@ export interface ExtraColumn {
   name: string;
   /** A constant SQL expression of the column's type. */
   value: string;
+  /** A value of the column's type to bind as a parameter instead (relative to the row's creation time). */
+  parameter(createdAt: Date): unknown;
 }
 
 /**
  * extraIntentColumns lists the NOT NULL columns without a default that the
  * initial migration did not have. Timestamps get a far-future value (an
- * expiry that never falls due during a run); any other type stops the bench
- * with a message saying which column to teach it.
+ * expiry that never falls due during a run), payment_methods the two methods
+ * the bench's requests name; any other column stops the bench with a message
+ * saying which to teach it.
  */
 export async function extraIntentColumns(client: pg.Client | pg.Pool): Promise<ExtraColumn[]> {
   const { rows } = await client.query<{ column_name: string; data_type: string }>(
@@ -47,7 +50,18 @@ export async function extraIntentColumns(client: pg.Client | pg.Pool): Promise<E
   return rows
     .filter((row) => !known.has(row.column_name))
     .map((row) => {
-      if (row.data_type.startsWith("timestamp")) return { name: row.column_name, value: "timestamptz '2100-01-01 00:00:00Z'" };
+      // Two methods, as the bench's create requests ask for.
+      if (row.column_name === "payment_methods") {
+        return { name: row.column_name, value: "'{card,bank_transfer}'", parameter: () => ["card", "bank_transfer"] };
+      }
+      if (row.data_type.startsWith("timestamp")) {
+        // An expiry (the service's default: a day after creation) that never falls due during a run.
+        return {
+          name: row.column_name,
+          value: "timestamptz '2100-01-01 00:00:00Z'",
+          parameter: (createdAt: Date) => new Date(createdAt.getTime() + 24 * 3600 * 1000),
+        };
+      }
       throw new Error(
         `payment_intents.${row.column_name} (${row.data_type}) is NOT NULL without a default: teach bench/support/intent-columns.ts a value for it`,
       );

@@ -9,8 +9,14 @@ export interface LoadResult {
   maxMs: number;
   /** Socket errors and timeouts: requests that got no answer. */
   errors: number;
-  /** Answers that were not 2xx/3xx (for gRPC: grpc-status other than 0). */
-  non2xx: number;
+  /**
+   * Answers by outcome: the HTTP status ("201"), "grpc-status 0" for gRPC,
+   * "ok" / "error" for the plain-pg baselines. The bench fails a phase with
+   * any outcome other than the scenario's expected one.
+   */
+  outcomes: Record<string, number>;
+  /** CPU the load generator itself used in the phase, in seconds, when known. */
+  generatorCpuSeconds?: number;
 }
 
 /** percentile of sorted values (nearest rank); NaN for none. */
@@ -21,7 +27,7 @@ export function percentile(sorted: ArrayLike<number>, p: number): number {
 }
 
 /** summarize turns per-request latencies (ms) into a LoadResult. */
-export function summarize(latenciesMs: number[], seconds: number, errors: number, non2xx: number): LoadResult {
+export function summarize(latenciesMs: number[], seconds: number, errors: number, outcomes: Record<string, number>): LoadResult {
   const sorted = Float64Array.from(latenciesMs).sort();
   return {
     requests: latenciesMs.length,
@@ -31,6 +37,22 @@ export function summarize(latenciesMs: number[], seconds: number, errors: number
     p99Ms: percentile(sorted, 99),
     maxMs: sorted.length > 0 ? sorted[sorted.length - 1]! : NaN,
     errors,
-    non2xx,
+    outcomes,
   };
+}
+
+/**
+ * unexpectedOutcomes describes every answer that was not the expected one
+ * ("3 × 500, 12 socket errors"), or returns undefined when all were: a
+ * scenario that answers errors fast must fail, not report a great figure.
+ * A measured phase must also have answered at all; a short warm-up
+ * (strict: false) may end before its first slow answer.
+ */
+export function unexpectedOutcomes(result: LoadResult, expected: string, strict = true): string | undefined {
+  const parts = Object.entries(result.outcomes)
+    .filter(([outcome, count]) => outcome !== expected && count > 0)
+    .map(([outcome, count]) => `${count} × ${outcome}`);
+  if (strict && result.errors > 0) parts.push(`${result.errors} socket errors or timeouts`);
+  if (strict && (result.outcomes[expected] ?? 0) === 0) parts.push(`no ${expected} at all`);
+  return parts.length === 0 ? undefined : parts.join(", ");
 }

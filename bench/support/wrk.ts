@@ -63,19 +63,45 @@ function script(options: WrkOptions): string {
     lines.push(`wrk.body = ${luaString(body)}`);
   }
   lines.push(
+    // Every answer's status, so a scenario answering errors (or replays: 200 for a create) fails.
+    "statuses = {}",
+    "function response(status, headers, body)",
+    "  statuses[status] = (statuses[status] or 0) + 1",
+    "end",
     "function done(summary, latency, requests)",
     "  local e = summary.errors",
-    "  io.write(string.format('WRKJSON {\"requests\":%d,\"durationUs\":%d,\"connect\":%d,\"read\":%d,\"write\":%d,\"status\":%d,\"timeout\":%d,\"p50\":%d,\"p99\":%d,\"max\":%d}\\n',",
+    "  local counts = {}",
+    "  for _, thread in ipairs(threads) do",
+    "    for status, n in pairs(thread:get('statuses')) do",
+    "      table.insert(counts, string.format('\"%d\":%d', status, n))",
+    "    end",
+    "  end",
+    "  io.write(string.format('WRKJSON {\"requests\":%d,\"durationUs\":%d,\"connect\":%d,\"read\":%d,\"write\":%d,\"status\":%d,\"timeout\":%d,\"p50\":%d,\"p99\":%d,\"max\":%d,\"statuses\":{%s}}\\n',",
     "    summary.requests, summary.duration, e.connect, e.read, e.write, e.status, e.timeout,",
-    "    latency:percentile(50), latency:percentile(99), latency.max))",
+    "    latency:percentile(50), latency:percentile(99), latency.max, table.concat(counts, ',')))",
     "end",
   );
   return `${lines.join("\n")}\n`;
 }
 
 /**
+ * parseChildTimes reads the children's user and system time (the second line
+ * of the shell's `times`, "0m1.230000s 0m0.560000s") in seconds.
+ */
+export function parseChildTimes(text: string): number {
+  const line = text.trim().split("\n")[1] ?? "";
+  const parts = [...line.matchAll(/(\d+)m([\d.]+)s/g)];
+  if (parts.length !== 2) throw new Error(`unreadable output of times: ${JSON.stringify(text)}`);
+  return parts.reduce((sum, [, minutes, seconds]) => sum + Number(minutes) * 60 + Number(seconds), 0);
+}
+
+const timesMarker = "WRKTIMES";
+
+/**
  * runWrk runs wrk (one thread: the other core is the server's) with
- * options.connections keep-alive connections and returns its figures.
+ * options.connections keep-alive connections and returns its figures, with
+ * the CPU wrk itself used (from the shell's `times` after it exits) and the
+ * count of every response status.
  */
 export async function runWrk(options: WrkOptions): Promise<LoadResult> {
   const dir = mkdtempSync(join(tmpdir(), "bench-wrk-"));
@@ -94,8 +120,9 @@ export async function runWrk(options: WrkOptions): Promise<LoadResult> {
       "--",
       options.runId,
     ];
+    const shell = `wrk "$@"; status=$?; echo ${timesMarker}; times; exit $status`;
     const stdout = await new Promise<string>((resolve, reject) => {
-      execFile("wrk", args, { encoding: "utf8", timeout: (options.durationSeconds + 30) * 1000 }, (error, out, err) => {
+      execFile("sh", ["-c", shell, "sh", ...args], { encoding: "utf8", timeout: (options.durationSeconds + 30) * 1000 }, (error, out, err) => {
         // wrk reports a script error on stderr and carries on with a default GET: never measure that.
         if (error || err.trim() !== "") reject(new Error(`wrk failed: ${error?.message ?? "script error"}\n${out}\n${err}`));
         else resolve(out);
@@ -103,7 +130,7 @@ export async function runWrk(options: WrkOptions): Promise<LoadResult> {
     });
     const line = stdout.split("\n").find((l) => l.startsWith("WRKJSON "));
     if (!line) throw new Error(`wrk printed no summary:\n${stdout}`);
-    const raw = JSON.parse(line.slice("WRKJSON ".length)) as Record<string, number>;
+    const raw = JSON.parse(line.slice("WRKJSON ".length)) as Record<string, number> & { statuses: Record<string, number> };
     const seconds = raw["durationUs"]! / 1e6;
     const socketErrors = raw["connect"]! + raw["read"]! + raw["write"]! + raw["timeout"]!;
     return {
@@ -114,7 +141,8 @@ export async function runWrk(options: WrkOptions): Promise<LoadResult> {
       p99Ms: raw["p99"]! / 1000,
       maxMs: raw["max"]! / 1000,
       errors: socketErrors,
-      non2xx: raw["status"]!,
+      outcomes: raw.statuses,
+      generatorCpuSeconds: parseChildTimes(stdout.slice(stdout.indexOf(timesMarker) + timesMarker.length)),
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -7,6 +7,8 @@ export interface DrillReport {
   headline: string;
   /** More figures, one line each. */
   figures: string[];
+  /** A markdown table of the figures, when they compare across cases (its lines). */
+  table?: string[];
   passed: boolean;
 }
 
@@ -19,6 +21,7 @@ export function formatDrillReport(report: DrillReport): string {
     "",
     ...report.figures.map((line) => `- ${line}`),
     "",
+    ...(report.table ? [...report.table, ""] : []),
     `**${report.passed ? "PASS" : "FAIL"}** ${report.name.toLowerCase()}: ${report.headline}`,
     "",
   ].join("\n");

@@ -1,14 +1,15 @@
 import { randomBytes } from "node:crypto";
 import { createTestDatabase, queryDatabase, type TestDatabase } from "../../test/support/postgres.js";
-import { startServerProcess, type ServerProcess } from "../../test/support/server-process.js";
+import { startServerProcess, type ServerProcess, type ServerProcessOptions } from "../../test/support/server-process.js";
 import type { DrillTarget } from "./drill-target.js";
 
 /**
  * Settings every drill server runs with. RATE_LIMIT_RPS=0: the drills send
  * hundreds of requests a second from one key, and the per-key limiter would
- * turn most of them into 429s instead of exercising what each drill is about.
+ * turn most of them into 429s instead of exercising what each drill is about;
+ * AUTH_FAILURES_PER_MINUTE=0: the tenant drill sends wrong keys on purpose.
  */
-export const drillServerEnv: Record<string, string> = { RATE_LIMIT_RPS: "0" };
+export const drillServerEnv: Record<string, string> = { RATE_LIMIT_RPS: "0", AUTH_FAILURES_PER_MINUTE: "0" };
 
 /** newDrillKey makes an API key for a drill merchant. */
 export const newDrillKey = () => `sk_drill_${randomBytes(18).toString("base64url")}`;
@@ -22,16 +23,17 @@ export interface ProcessTarget extends DrillTarget {
 /**
  * startProcessTarget runs the service as a real process (src/main.ts) on a
  * fresh PostgreSQL database with merchants a and b, and reads what is stored
- * with SQL.
+ * with SQL. env adds to (or overrides) drillServerEnv; nodeArgs go to node.
  */
-export async function startProcessTarget(): Promise<ProcessTarget> {
+export async function startProcessTarget(options: Pick<ServerProcessOptions, "env" | "nodeArgs"> = {}): Promise<ProcessTarget> {
   const db = await createTestDatabase();
   const merchants = { a: { id: "drill_a", key: newDrillKey() }, b: { id: "drill_b", key: newDrillKey() } };
   try {
     const server = await startServerProcess({
       databaseUrl: db.url,
       apiKeys: `${merchants.a.id}:${merchants.a.key},${merchants.b.id}:${merchants.b.key}`,
-      env: drillServerEnv,
+      env: { ...drillServerEnv, ...options.env },
+      nodeArgs: options.nodeArgs,
     });
     return {
       url: server.url,

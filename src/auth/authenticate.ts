@@ -2,6 +2,13 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import type { Principal } from "../domain/principal.js";
 import type { ApiKeyVerifier } from "./api-key-verifier.js";
 
+/** bearerKeyOf is the API key of an "Authorization: Bearer <api key>" header, or undefined. */
+export function bearerKeyOf(authorization: string | null | undefined): string | undefined {
+  const match = authorization ? /^Bearer +(.+)$/i.exec(authorization) : null;
+  const key = match?.[1]?.trim();
+  return key === "" ? undefined : key;
+}
+
 /**
  * authenticate reads "Authorization: Bearer <api key>" (§5) and returns the
  * key's merchant. Missing, malformed, empty and unknown keys all fail with

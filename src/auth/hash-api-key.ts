@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 
 /**
  * hashApiKey is how a key is stored and looked up. API keys are long random
@@ -6,5 +6,5 @@ import { createHash } from "node:crypto";
  * is no dictionary to brute-force, and lookups stay O(1).
  */
 export function hashApiKey(key: string): Buffer {
-  return createHash("sha256").update(key, "utf8").digest();
+  return hash("sha256", key, "buffer");
 }

@@ -9,22 +9,31 @@ export interface ApiKeyEntry {
   key: string;
 }
 
+/** MemoryApiKeyVerifier is the in-memory verifier, which can take keys made at run time (the test helpers' merchants). */
+export interface MemoryApiKeyVerifier extends ApiKeyVerifier {
+  /** Adds a key; a key already held (by any merchant) is refused, so a key never changes owner. */
+  add(entry: ApiKeyEntry): void;
+}
+
 /**
  * createMemoryApiKeyVerifier keeps SHA-256 hashes of the configured keys,
  * never the keys. The presented key is hashed before any comparison, so the
  * time a lookup takes says nothing about how much of a real key was guessed;
  * the final comparison is constant-time as well.
  */
-export function createMemoryApiKeyVerifier(entries: readonly ApiKeyEntry[]): ApiKeyVerifier {
+export function createMemoryApiKeyVerifier(entries: readonly ApiKeyEntry[]): MemoryApiKeyVerifier {
   const byHash = new Map<string, { hash: Buffer; principal: Principal }>();
-  for (const entry of entries) {
+  function add(entry: ApiKeyEntry): void {
     const hash = hashApiKey(entry.key);
-    byHash.set(hash.toString("hex"), {
-      hash,
-      principal: { merchantId: entry.merchantId, merchantName: entry.merchantName },
-    });
+    const keyHash = hash.toString("hex");
+    if (byHash.has(keyHash)) throw new Error("this API key is already held");
+    byHash.set(keyHash, { hash, principal: { merchantId: entry.merchantId, merchantName: entry.merchantName } });
   }
+  for (const entry of entries) add(entry);
   return {
+    add,
+    // Every key is in memory: verifying one never waits on a store.
+    knows: (key) => byHash.has(hashApiKey(key).toString("hex")),
     async verify(key) {
       const hash = hashApiKey(key);
       const found = byHash.get(hash.toString("hex"));

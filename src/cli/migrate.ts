@@ -1,13 +1,7 @@
-import { createSystemClock } from "../lib/clock.js";
-import { createIdGenerator } from "../lib/ids.js";
-import { openPostgresStores } from "../store/postgres/open-postgres-stores.js";
+import { runMigrations } from "../store/postgres/migrate.js";
 import { readDatabaseConfigOrExit } from "./read-database-config.js";
 
 /** npm run db:migrate — applies pending migrations to DATABASE_URL and exits. */
 const database = readDatabaseConfigOrExit(process.env);
-const clock = createSystemClock();
-const stores = await openPostgresStores({ ...database, migrate: true, clock, ids: createIdGenerator(clock) });
-await stores.close();
-process.stdout.write(
-  stores.applied.length === 0 ? "database is up to date\n" : `applied: ${stores.applied.join(", ")}\n`,
-);
+const applied = await runMigrations({ url: database.url });
+process.stdout.write(applied.length === 0 ? "database is up to date\n" : `applied: ${applied.join(", ")}\n`);

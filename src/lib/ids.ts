@@ -1,5 +1,5 @@
-import { randomBytes } from "node:crypto";
 import type { Clock } from "./clock.js";
+import { createRandomPool } from "./random-pool.js";
 import { createUuidV7 } from "./uuid-v7.js";
 
 /**
@@ -15,6 +15,8 @@ export interface IdGenerator {
   apiKeyId(): string;
   /** A payment attempt id: "pa_" + UUIDv7. */
   paymentAttemptId(): string;
+  /** A merchant made at run time (the test helpers): "mer_" + UUIDv7. */
+  merchantId(): string;
   /**
    * The capability in a checkout link. It is handed to customers, so it is
    * 256 random bits (never derived from the id) and unguessable.
@@ -24,12 +26,14 @@ export interface IdGenerator {
 
 /** createIdGenerator makes ids from the given clock and crypto randomness. */
 export function createIdGenerator(clock: Clock): IdGenerator {
-  const uuid = createUuidV7(clock);
+  const random = createRandomPool();
+  const uuid = createUuidV7(clock, random);
   return {
     paymentIntentId: () => `pi_${uuid()}`,
     settlementAccountId: () => `sa_${uuid()}`,
     apiKeyId: () => `key_${uuid()}`,
     paymentAttemptId: () => `pa_${uuid()}`,
-    checkoutToken: () => randomBytes(32).toString("base64url"),
+    merchantId: () => `mer_${uuid()}`,
+    checkoutToken: () => random.take(32).toString("base64url"),
   };
 }

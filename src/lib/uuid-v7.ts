@@ -1,5 +1,5 @@
-import { randomBytes } from "node:crypto";
 import type { Clock } from "./clock.js";
+import { createRandomPool, type RandomPool } from "./random-pool.js";
 
 /**
  * createUuidV7 returns a generator of UUIDv7 strings (RFC 9562 §5.7) that are
@@ -9,15 +9,17 @@ import type { Clock } from "./clock.js";
  * borrows the next millisecond. Their hex form sorts in creation order, which
  * is what makes "newest first" paging stable.
  */
-export function createUuidV7(clock: Clock): () => string {
+export function createUuidV7(clock: Clock, random: RandomPool = createRandomPool()): () => string {
   let lastMs = -1;
   let counter = 0;
+  const bytes = Buffer.allocUnsafe(16);
   return () => {
     let ms = clock.now().getTime();
     if (ms > lastMs) {
       lastMs = ms;
       // Seed below 2^11 so a burst has room to count up before borrowing.
-      counter = randomBytes(2).readUInt16BE(0) & 0x7ff;
+      random.fill(bytes, 0, 2);
+      counter = bytes.readUInt16BE(0) & 0x7ff;
     } else {
       ms = lastMs;
       counter++;
@@ -26,7 +28,7 @@ export function createUuidV7(clock: Clock): () => string {
         counter = 0;
       }
     }
-    const bytes = randomBytes(16);
+    random.fill(bytes, 8, 8);
     bytes.writeUIntBE(ms, 0, 6);
     bytes[6] = 0x70 | (counter >> 8);
     bytes[7] = counter & 0xff;

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Registry } from "prom-client";
-import type { HttpRoute } from "../server/http-route.js";
+import type { HttpRoute } from "../http/http-route.js";
+import { headerValues } from "../http/node-http.js";
 
 export interface MetricsRouteOptions {
   registry: Registry;
@@ -23,15 +24,13 @@ export function createMetricsRoute(options: MetricsRouteOptions): HttpRoute {
   const expected = options.token === undefined ? undefined : digest(`Bearer ${options.token}`);
   return {
     name: metricsPath,
+    methods: ["GET"],
     matches: (path) => path === metricsPath,
     async handle(req, res) {
-      if (req.method !== "GET" && req.method !== "HEAD") {
-        res.writeHead(405, { allow: "GET, HEAD", "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" });
-        return void res.end("method not allowed\n");
-      }
       if (expected) {
-        const presented = req.headers["authorization"];
-        const ok = typeof presented === "string" && timingSafeEqual(digest(normalizeScheme(presented)), expected);
+        // Every value Node saw: a repeated header is refused, never "the first one wins".
+        const presented = headerValues(req, "authorization");
+        const ok = presented.length === 1 && timingSafeEqual(digest(normalizeScheme(presented[0]!)), expected);
         if (!ok) {
           res.writeHead(401, {
             "www-authenticate": 'Bearer realm="metrics"',
@@ -43,7 +42,7 @@ export function createMetricsRoute(options: MetricsRouteOptions): HttpRoute {
       }
       const body = await options.registry.metrics();
       res.writeHead(200, { "content-type": options.registry.contentType, "cache-control": "no-store" });
-      res.end(req.method === "HEAD" ? "" : body);
+      res.end(body);
     },
   };
 }

@@ -1,5 +1,6 @@
+import { createRequire } from "node:module";
 import pino from "pino";
-import pretty from "pino-pretty";
+import { createIsoTime } from "../lib/iso-time.js";
 import type { Logger } from "../lib/logger.js";
 import type { LogLevel } from "./log-level.js";
 import { redactFields, redactText } from "./redact.js";
@@ -16,17 +17,48 @@ export interface PinoLoggerOptions {
  * createPinoLogger implements the Logger port with pino: one JSON object per
  * line with an ISO time and a level name. Redaction (see redact.ts) is part of
  * the pino instance itself, on every field and on the message, so no call
- * site can log a key, a card number or a full email by mistake. Writes are
- * synchronous: the last lines before process.exit must not be lost.
+ * site can log a key, a card number or a full email by mistake.
+ *
+ * Lines to standard error are written asynchronously and in batches: a line
+ * is appended to a buffer, which is written when it holds bufferBytes or at
+ * the latest flushIntervalMs later, so a busy server writes a few dozen lines
+ * per system call and never waits on its log.
+ * flush() writes what is buffered synchronously: the shutdown and a fatal
+ * error call it before the process exits, so no line is lost.
  */
-export function createPinoLogger(options: PinoLoggerOptions): Logger {
-  const destination = options.pretty
-    ? pretty({ colorize: true, sync: true, destination: 2, singleLine: true, translateTime: "SYS:HH:MM:ss.l", ignore: "pid,hostname" })
-    : (options.destination ?? pino.destination({ dest: 2, sync: true }));
+/** How much the log buffers before writing, and how long a line may wait in it. */
+const bufferBytes = 8 * 1024;
+const flushIntervalMs = 100;
+
+export function createPinoLogger(options: PinoLoggerOptions): FlushingLogger {
+  const isoTime = createIsoTime();
+  let flush = () => {};
+  let destination: { write(line: string): void };
+  if (options.pretty) {
+    // Loaded only for a terminal: a server writing JSON lines (and a test sandbox) starts without it.
+    const pretty = createRequire(import.meta.url)("pino-pretty") as typeof import("pino-pretty");
+    destination = pretty({ colorize: true, sync: true, destination: 2, singleLine: true, translateTime: "SYS:HH:MM:ss.l", ignore: "pid,hostname" });
+  } else if (options.destination) {
+    destination = options.destination;
+  } else {
+    const stream = pino.destination({ dest: 2, sync: false, minLength: bufferBytes });
+    // Written when the buffer fills, and at least every flushIntervalMs: a
+    // quiet server's lines do not wait for the next busy moment.
+    setInterval(() => stream.flush(), flushIntervalMs).unref();
+    destination = stream;
+    flush = () => {
+      try {
+        stream.flushSync();
+      } catch {
+        // Nothing buffered, or standard error is gone: nothing more can be written.
+      }
+    };
+  }
   const logger = pino(
     {
       level: options.level,
-      timestamp: pino.stdTimeFunctions.isoTime,
+      // pino's isoTime, without Date's costly toISOString.
+      timestamp: () => `,"time":"${isoTime(Date.now())}"`,
       formatters: {
         level: (label) => ({ level: label }),
         log: (fields) => redactFields(fields),
@@ -42,6 +74,14 @@ export function createPinoLogger(options: PinoLoggerOptions): Logger {
   );
   return {
     info: (fields, message) => logger.info(fields, message),
+    warn: (fields, message) => logger.warn(fields, message),
     error: (fields, message) => logger.error(fields, message),
+    flush,
   };
+}
+
+/** A Logger whose buffered lines can be written out before the process exits. */
+export interface FlushingLogger extends Logger {
+  /** Writes every buffered line synchronously. */
+  flush(): void;
 }

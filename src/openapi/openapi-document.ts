@@ -1,4 +1,5 @@
 import { STATUS_CODES } from "node:http";
+import { createOpenApiExamples, type Examples } from "./openapi-examples.js";
 import { schemas, type JsonSchema } from "./openapi-schemas.js";
 
 /** Ref points into components (OpenAPI 3.1 §4.8.23). */
@@ -13,6 +14,14 @@ export interface Parameter {
   required?: boolean;
   description: string;
   schema: JsonSchema;
+  /** What tools fill the parameter with (Postman, Swagger UI). */
+  example?: unknown;
+}
+
+/** A body: its schema and examples of it. */
+export interface MediaType {
+  schema: JsonSchema;
+  examples: Examples;
 }
 
 /** A response header. */
@@ -26,7 +35,7 @@ export interface Header {
 export interface Response {
   description: string;
   headers?: Record<string, Header | Ref>;
-  content?: Record<string, { schema: JsonSchema }>;
+  content?: Record<string, MediaType>;
 }
 
 /** One route: a method on a path. */
@@ -37,7 +46,7 @@ export interface Operation {
   description: string;
   tags: string[];
   parameters?: (Parameter | Ref)[];
-  requestBody?: { required: boolean; content: Record<string, { schema: JsonSchema }> };
+  requestBody?: { required: boolean; content: Record<string, MediaType> };
   responses: Record<string, Response | Ref>;
 }
 
@@ -47,8 +56,13 @@ export type PathItem = Partial<Record<HttpMethod, Operation>>;
 /** The part of an OpenAPI 3.1 document this service writes. */
 export interface OpenApiDocument {
   openapi: "3.1.0";
-  info: { title: string; version: string; description: string };
-  jsonSchemaDialect: string;
+  info: {
+    title: string;
+    version: string;
+    description: string;
+    contact: { name: string; url: string };
+    license: { name: string; identifier: string };
+  };
   servers: { url: string; description: string }[];
   security: Record<string, string[]>[];
   tags: { name: string; description: string }[];
@@ -65,17 +79,24 @@ export interface OpenApiDocument {
    * route's path with a method it does not serve (405). OpenAPI describes
    * operations only, so these are named here for tools and the test.
    */
-  "x-unrouted-responses": Record<"404" | "405", Ref>;
+  "x-unrouted-responses": Record<"404" | "405", Response>;
 }
 
 export interface OpenApiDocumentOptions {
-  /** Where the REST API is mounted (BASE_PATH); the document's server URL. */
+  /**
+   * PUBLIC_URL: the origin clients reach the service at. With basePath it
+   * makes the server URL absolute, as Postman, newman, generated clients and
+   * Swagger UI's try-it-out need (a relative one resolves against wherever
+   * the document was read from, or nothing).
+   */
+  publicUrl: string;
+  /** Where the REST API is mounted (BASE_PATH). */
   basePath: string;
   /** The service's version, shown in info.version. */
   version?: string;
 }
 
-const json = (schema: JsonSchema) => ({ "application/json": { schema } });
+const json = (schema: JsonSchema, examples: Examples): Record<string, MediaType> => ({ "application/json": { schema, examples } });
 const schemaRef = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 const headerRef = (name: string): Ref => ({ $ref: `#/components/headers/${name}` });
 const responseRef = (name: string): Ref => ({ $ref: `#/components/responses/${name}` });
@@ -99,27 +120,33 @@ const errorMeanings: Record<number, string> = {
 };
 
 /** Headers an error status adds to the common ones. */
-const errorHeaders: Record<number, Record<string, Ref>> = {
+const errorHeaders: Record<number, Record<string, Header | Ref>> = {
   401: { "WWW-Authenticate": headerRef("WWWAuthenticate") },
-  405: { Allow: headerRef("Allow") },
+  // Inline: only the 405 of x-unrouted-responses has it, and linters count no reference from an extension.
+  405: { Allow: { description: "The methods the path has.", required: true, schema: { type: "string", pattern: "^[A-Z]+(, [A-Z]+)*$" } } },
   429: { "Retry-After": headerRef("RetryAfter") },
   503: { "Retry-After": headerRef("RetryAfterOptional") },
 };
 
 /** errorResponse is the §7 body with status fixed to the code and title to its reason phrase. */
-function errorResponse(status: number): Response {
+function errorResponse(status: number, examples: Examples): Response {
   return {
     description: errorMeanings[status]!,
     headers: { ...commonHeaders, ...errorHeaders[status] },
-    content: json({
-      allOf: [
-        schemaRef("Error"),
-        { properties: { status: { const: status }, title: { const: STATUS_CODES[status] } } },
-      ],
-    }),
+    content: json(
+      {
+        allOf: [
+          schemaRef("Error"),
+          { properties: { status: { const: status }, title: { const: STATUS_CODES[status] } } },
+        ],
+      },
+      examples,
+    ),
   };
 }
 
+/** The error statuses operations answer with; 405 is the answer of no operation. */
+const operationErrors = [400, 401, 404, 409, 413, 415, 429, 500, 503];
 /** The error statuses every operation can answer: input, key, rate limit, failures. */
 const everyOperation = [400, 401, 429, 500, 503];
 /** And those of operations with a JSON body. */
@@ -129,12 +156,30 @@ function errors(...statuses: number[]): Record<string, Ref> {
   return Object.fromEntries([...statuses].sort().map((status) => [String(status), responseRef(`Error${status}`)]));
 }
 
+/** pageSize and pageToken: keyset paging, the same on every list. */
+const pagingParameters = [
+  {
+    name: "pageSize",
+    in: "query",
+    description: "Items per page, 1–100; default 50.",
+    schema: { type: "integer", minimum: 1, maximum: 100, default: 50 },
+    example: 20,
+  },
+  {
+    name: "pageToken",
+    in: "query",
+    description: "nextPageToken of the previous page: opaque, signed, bound to the merchant and the filters.",
+    schema: { type: "string", minLength: 1 },
+  },
+] as const;
+
 const idParameter: Parameter = {
   name: "id",
   in: "path",
   required: true,
   description: "The payment intent's id (pi_…).",
   schema: { type: "string", minLength: 1 },
+  example: "pi_019aa3c4-0f7d-7e21-8a64-93b25c1d7e08",
 };
 
 /**
@@ -146,7 +191,8 @@ const idParameter: Parameter = {
  * that validates real responses against it keeps it honest.
  */
 export function createOpenApiDocument(options: OpenApiDocumentOptions): OpenApiDocument {
-  const { basePath } = options;
+  const { basePath, publicUrl } = options;
+  const examples = createOpenApiExamples({ publicUrl, basePath });
   return {
     openapi: "3.1.0",
     info: {
@@ -155,14 +201,18 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions): OpenApiD
       description: [
         "Merchants create payment intents (a request to collect an amount from a customer), hand the customer the intent's checkoutLink, and list or cancel their intents.",
         "Amounts are integers in kobo (50000 is NGN 500.00); responses render them as strings of digits.",
-        "Every request needs `Authorization: Bearer <api key>` and is scoped to the key's merchant.",
+        "Every request needs `Authorization: Bearer {api key}` and is scoped to the key's merchant.",
         "Every response carries `X-Request-Id` (the request's own when it sent a sane one) and `Cache-Control: no-store`.",
         "Every non-2xx response is `{status, title, message}`.",
         "The same operations are served over gRPC, gRPC-Web and Connect (services payments.v2.PaymentIntentService and payments.v2.SettlementAccountService).",
       ].join("\n\n"),
+      contact: { name: "Payment Intent API documentation", url: `${publicUrl}${basePath}/docs` },
+      // SPDX names a license outside its list LicenseRef-…: the API is not open source.
+      license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
     },
-    jsonSchemaDialect: "https://spec.openapis.org/oas/3.1/dialect/base",
-    servers: [{ url: basePath === "" ? "/" : basePath, description: "This service (BASE_PATH)." }],
+    // No jsonSchemaDialect: 3.1's default dialect is what the schemas use, and
+    // naming it anyway makes Stoplight Prism skip validating bodies.
+    servers: [{ url: `${publicUrl}${basePath}`, description: "This service (PUBLIC_URL + BASE_PATH)." }],
     security: [{ apiKey: [] }],
     tags: [
       { name: "Payment intents", description: "Create, read, list and cancel payment intents." },
@@ -177,17 +227,17 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions): OpenApiD
             "Creates an intent (201, with Location). Sending the same clientReference with an identical request (after defaults) replays the stored intent: 200 with Idempotent-Replayed: true. A different request with a used reference, or the reference of a deleted intent, is 409.",
           tags: ["Payment intents"],
           parameters: [parameterRef("XRequestId")],
-          requestBody: { required: true, content: json(schemaRef("CreatePaymentIntentRequest")) },
+          requestBody: { required: true, content: json(schemaRef("CreatePaymentIntentRequest"), examples.createPaymentIntentRequest) },
           responses: {
             "201": {
               description: "Created.",
               headers: { ...commonHeaders, Location: headerRef("Location") },
-              content: json(schemaRef("PaymentIntent")),
+              content: json(schemaRef("PaymentIntent"), examples.paymentIntentCreated),
             },
             "200": {
               description: "An idempotent replay: the intent stored for this clientReference.",
               headers: { ...commonHeaders, "Idempotent-Replayed": headerRef("IdempotentReplayed") },
-              content: json(schemaRef("PaymentIntent")),
+              content: json(schemaRef("PaymentIntent"), examples.paymentIntentReplayed),
             },
             ...errors(...everyOperation, ...withBody, 409),
           },
@@ -200,18 +250,7 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions): OpenApiD
           tags: ["Payment intents"],
           parameters: [
             parameterRef("XRequestId"),
-            {
-              name: "pageSize",
-              in: "query",
-              description: "Items per page, 1–100; default 50.",
-              schema: { type: "integer", minimum: 1, maximum: 100, default: 50 },
-            },
-            {
-              name: "pageToken",
-              in: "query",
-              description: "nextPageToken of the previous page: opaque, signed, bound to the merchant and the filters.",
-              schema: { type: "string", minLength: 1 },
-            },
+            ...pagingParameters,
             { name: "clientReference", in: "query", description: "Only the intent with this reference.", schema: schemaRef("ClientReference") },
             { name: "status", in: "query", description: "Only intents in this status.", schema: schemaRef("PaymentIntentStatus") },
           ],
@@ -219,7 +258,7 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions): OpenApiD
             "200": {
               description: "One page.",
               headers: { ...commonHeaders, Link: headerRef("Link") },
-              content: json(schemaRef("ListPaymentIntentsResponse")),
+              content: json(schemaRef("ListPaymentIntentsResponse"), examples.paymentIntentPage),
             },
             ...errors(...everyOperation),
           },
@@ -233,7 +272,11 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions): OpenApiD
           tags: ["Payment intents"],
           parameters: [parameterRef("XRequestId"), idParameter],
           responses: {
-            "200": { description: "The intent.", headers: commonHeaders, content: json(schemaRef("PaymentIntentListItem")) },
+            "200": {
+              description: "The intent.",
+              headers: commonHeaders,
+              content: json(schemaRef("PaymentIntentListItem"), examples.paymentIntentListItem),
+            },
             ...errors(...everyOperation, 404),
           },
         },
@@ -245,7 +288,11 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions): OpenApiD
           tags: ["Payment intents"],
           parameters: [parameterRef("XRequestId"), idParameter],
           responses: {
-            "200": { description: "Deleted.", headers: commonHeaders, content: json(schemaRef("DeletePaymentIntentResponse")) },
+            "200": {
+              description: "Deleted.",
+              headers: commonHeaders,
+              content: json(schemaRef("DeletePaymentIntentResponse"), examples.paymentIntentDeleted),
+            },
             ...errors(...everyOperation, 404, 409),
           },
         },
@@ -257,20 +304,28 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions): OpenApiD
           description: "Registers a Nigerian bank account (NUBAN). Registering the same bankCode and accountNumber twice is 409.",
           tags: ["Settlement accounts"],
           parameters: [parameterRef("XRequestId")],
-          requestBody: { required: true, content: json(schemaRef("CreateSettlementAccountRequest")) },
+          requestBody: {
+            required: true,
+            content: json(schemaRef("CreateSettlementAccountRequest"), examples.createSettlementAccountRequest),
+          },
           responses: {
-            "201": { description: "Registered.", headers: commonHeaders, content: json(schemaRef("SettlementAccount")) },
+            "201": { description: "Registered.", headers: commonHeaders, content: json(schemaRef("SettlementAccount"), examples.settlementAccount) },
             ...errors(...everyOperation, ...withBody, 409),
           },
         },
         get: {
           operationId: "ListSettlementAccounts",
           summary: "List settlement accounts",
-          description: "Every account of the merchant, newest first. Takes no query parameters.",
+          description:
+            "The merchant's accounts, newest first (createdAt, then id, descending), with keyset paging as for payment intents. The next page's URL is also in the Link header.",
           tags: ["Settlement accounts"],
-          parameters: [parameterRef("XRequestId")],
+          parameters: [parameterRef("XRequestId"), ...pagingParameters],
           responses: {
-            "200": { description: "Every account.", headers: commonHeaders, content: json(schemaRef("ListSettlementAccountsResponse")) },
+            "200": {
+              description: "One page.",
+              headers: { ...commonHeaders, Link: headerRef("Link") },
+              content: json(schemaRef("ListSettlementAccountsResponse"), examples.settlementAccountList),
+            },
             ...errors(...everyOperation),
           },
         },
@@ -300,21 +355,21 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions): OpenApiD
         },
         IdempotentReplayed: { description: "Marks an idempotent replay.", required: true, schema: { type: "string", const: "true" } },
         Link: {
-          description: 'Present when another page exists: <url of the next page>; rel="next" (RFC 8288).',
+          description: 'Present when another page exists: the next page\'s URL in angle brackets, then ; rel="next" (RFC 8288).',
           schema: { type: "string", pattern: '^<[^>]+>; rel="next"$' },
         },
         WWWAuthenticate: { description: "The scheme to authenticate with (RFC 6750).", required: true, schema: { type: "string", pattern: "^Bearer" } },
-        Allow: { description: "The methods the path has.", required: true, schema: { type: "string", pattern: "^[A-Z]+(, [A-Z]+)*$" } },
         RetryAfter: { description: "Seconds to wait before retrying.", required: true, schema: { type: "string", pattern: "^[0-9]+$" } },
         RetryAfterOptional: { description: "Seconds to wait before retrying, when known.", schema: { type: "string", pattern: "^[0-9]+$" } },
       },
-      responses: {
-        ...Object.fromEntries(Object.keys(errorMeanings).map((status) => [`Error${status}`, errorResponse(Number(status))])),
-      },
+      // 405 belongs to no operation: it is described under x-unrouted-responses only.
+      responses: Object.fromEntries(
+        operationErrors.map((status) => [`Error${status}`, errorResponse(status, examples.errors[status]!)]),
+      ),
       securitySchemes: {
-        apiKey: { type: "http", scheme: "bearer", description: "The merchant's API key: Authorization: Bearer <key>." },
+        apiKey: { type: "http", scheme: "bearer", description: "The merchant's API key, sent as `Authorization: Bearer {api key}`." },
       },
     },
-    "x-unrouted-responses": { "404": responseRef("Error404"), "405": responseRef("Error405") },
+    "x-unrouted-responses": { "404": errorResponse(404, examples.errors[404]!), "405": errorResponse(405, examples.errors[405]!) },
   };
 }

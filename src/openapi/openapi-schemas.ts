@@ -56,7 +56,7 @@ const parts: Record<string, JsonSchema> = {
   PaymentMethodAttribute: object({ name: { type: "string", minLength: 1 } }),
   PaymentMethod: object(
     {
-      id: { type: "string", pattern: "^pm_[a-z][a-z0-9_]*$", description: "Stable: pm_<name>." },
+      id: { type: "string", pattern: "^pm_[a-z][a-z0-9_]*$", description: "Stable: pm_{name}." },
       type: { type: "string", pattern: methodNamePattern, description: "card, bank_transfer, ussd or a configured processor." },
       attributes: { type: "array", items: ref("PaymentMethodAttribute") },
     },
@@ -105,7 +105,7 @@ const intentFields: Record<string, JsonSchema> = {
     type: "string",
     format: "uri",
     pattern: "/checkout/[A-Za-z0-9_-]{22,}$",
-    description: "PUBLIC_URL/checkout/<token>: the page to send the customer to. The token is 256 random bits.",
+    description: "PUBLIC_URL/checkout/{token}: the page to send the customer to. The token is 256 random bits.",
   },
   clientReference: ref("ClientReference"),
   paymentMethods: { type: "array", minItems: 1, items: ref("PaymentMethod") },
@@ -147,7 +147,13 @@ export const schemas: Record<string, JsonSchema> = {
     },
     ["nextPageToken"],
   ),
-  ListSettlementAccountsResponse: object({ settlementAccounts: { type: "array", items: ref("SettlementAccount") } }),
+  ListSettlementAccountsResponse: object(
+    {
+      settlementAccounts: { type: "array", maxItems: 100, items: ref("SettlementAccount") },
+      nextPageToken: { type: "string", minLength: 1, description: "Present only when another page exists." },
+    },
+    ["nextPageToken"],
+  ),
   DeletePaymentIntentResponse: object({
     status: { type: "integer", const: 200 },
     title: { type: "string", const: "OK" },
@@ -176,7 +182,13 @@ export const schemas: Record<string, JsonSchema> = {
         items: paymentMethodInput,
         description: "Allowed methods, each once; omitted means every enabled method; [] is refused.",
       }),
-      callbackUrl: nullable({ type: "string", format: "uri", maxLength: 2048, description: "Absolute http(s) URL without credentials." }),
+      callbackUrl: nullable({
+        type: "string",
+        maxLength: 2048,
+        pattern: "^[Hh][Tt][Tt][Pp][Ss]?://",
+        description:
+          "Absolute http(s) URL without credentials, its host a DNS name or IP literal. Read as a browser reads it (an internationalised host, percent-encoded host characters, a backslash for a slash) and stored in that normalised form.",
+      }),
       settlementAccounts: nullable({
         type: "array",
         maxItems: 10,

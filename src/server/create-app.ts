@@ -1,31 +1,49 @@
 import { randomBytes } from "node:crypto";
+import { PaymentIntentService } from "../../gen/payments/v2/payment_intent_pb.js";
+import { SettlementAccountService } from "../../gen/payments/v2/settlement_account_pb.js";
+import { TestHelperService } from "../../gen/payments/v2/test_helpers_pb.js";
 import type { ApiKeyVerifier } from "../auth/api-key-verifier.js";
+import type { HttpRoute } from "../http/http-route.js";
+import type { NodeHandler } from "../http/node-http.js";
+import type { AdvanceableClock } from "../lib/advanceable-clock.js";
 import type { Clock } from "../lib/clock.js";
 import type { IdGenerator } from "../lib/ids.js";
 import type { Logger } from "../lib/logger.js";
-import type { RequestOutcome } from "../observability/observe-requests.js";
-import { createRequestScope, scopedLogger } from "../observability/request-scope.js";
+import type { FailedAuthThrottle } from "../limits/failed-auth-throttle.js";
+import type { RateLimit, RateLimiter } from "../limits/rate-limiter.js";
+import { createRequestObserver, type RequestObserver, type RequestOutcome } from "../observability/request-observer.js";
 import { createOpenApiDocument } from "../openapi/openapi-document.js";
 import { createOpenApiRoutes } from "../openapi/openapi-routes.js";
-import { createPageTokenCodec } from "../service/page-token.js";
+import { createPipeline } from "../pipeline/pipeline.js";
+import type { Procedure } from "../pipeline/procedure.js";
+import { createPaymentIntentProcedures } from "../procedures/payment-intent-procedures.js";
+import { createSettlementAccountProcedures } from "../procedures/settlement-account-procedures.js";
+import { createTestHelperProcedures } from "../procedures/test-helper-procedures.js";
 import type { PaymentProcessor } from "../processor/payment-processor.js";
 import { createTestModeProcessor } from "../processor/test-mode-processor.js";
+import { createCors, type CorsOptions } from "../protocols/cors.js";
+import { createDispatcher } from "../protocols/dispatch.js";
+import { createRestEncoders } from "../protocols/rest/encode-json.js";
+import { paymentMethodAdapter } from "../protocols/rest/payment-method-adapter.js";
+import { createRestProtocol } from "../protocols/rest/rest-protocol.js";
+import { createRouteTable } from "../protocols/rest/route-table.js";
+import { createRpcServer } from "../protocols/rpc/rpc-server.js";
+import { createForcedOutcomes } from "../sandbox/forced-outcomes.js";
+import type { MerchantEnrollment } from "../sandbox/merchant-enrollment.js";
+import { createTestHelperService } from "../sandbox/test-helper-service.js";
 import { createCheckoutService } from "../service/checkout-service.js";
 import { ignorePaymentEvents, type PaymentEvents } from "../service/payment-events.js";
 import { createPaymentExpiry } from "../service/payment-expiry.js";
+import { createPaymentIntentPresenter } from "../service/payment-intent-presenter.js";
 import { createPaymentIntentService } from "../service/payment-intent-service.js";
-import { createPaymentIntentPresenter } from "../service/payment-intent-view.js";
 import { createPaymentMethodCatalogue } from "../service/payment-method-catalogue.js";
+import { createPageTokenCodec } from "../service/page-token.js";
 import { createSettlementAccountService } from "../service/settlement-account-service.js";
-import type { PaymentIntentStore } from "../store/payment-intent-store.js";
 import type { MerchantDirectory } from "../store/merchant-directory.js";
+import type { PaymentIntentStore } from "../store/payment-intent-store.js";
 import type { SettlementAccountStore } from "../store/settlement-account-store.js";
 import { createCheckoutRoutes } from "../transport/checkout/checkout-routes.js";
 import { createCsrf } from "../transport/checkout/csrf.js";
-import { createHandler } from "./create-handler.js";
-import type { HttpRoute } from "./http-route.js";
-import type { NodeHandler } from "./node-http.js";
-import type { RpcService } from "./rpc-service.js";
 
 export interface AppOptions {
   intents: PaymentIntentStore;
@@ -44,12 +62,14 @@ export interface AppOptions {
   maxBodyBytes: number;
   /** Plain HTTP endpoints served beside the API (pages, health, metrics). */
   httpRoutes?: readonly HttpRoute[];
-  /** RPC services served beside the API without an API key (gRPC health, reflection). */
-  rpcServices?: readonly RpcService[];
+  /** RPCs served beside the API without an API key (gRPC health, reflection). */
+  procedures?: readonly Procedure[];
   /** Told of every created intent and status change (metrics). */
   events?: PaymentEvents;
   /** Told of every finished request, on every protocol (metrics). */
   onRequestEnd?: (outcome: RequestOutcome) => void;
+  /** Logs and counts every request; one is made from logger and onRequestEnd when absent. */
+  observer?: RequestObserver;
   /** Merchant display names for the checkout page; default: the merchant id. */
   merchants?: MerchantDirectory;
   /** Moves the money; default: the test-mode processor. */
@@ -60,6 +80,26 @@ export interface AppOptions {
   maxPaymentAttempts?: number;
   /** Signs the checkout forms' CSRF fields (CHECKOUT_SECRET); default: random per process. */
   checkoutSecret?: string;
+  /** Most settlement accounts one merchant may register; default 1000. */
+  maxSettlementAccounts?: number;
+  /** CORS_ALLOWED_ORIGINS; unset: no CORS headers at all. */
+  cors?: CorsOptions;
+  /** The per-API-key limit; absent, keys are not limited. */
+  keyLimit?: { limiter: RateLimiter; limit: RateLimit };
+  /** Failed authentications per client address; absent, not throttled. */
+  failedAuth?: FailedAuthThrottle;
+  /** Longest a streaming response waits for a client to read; default 30 s. */
+  streamWriteTimeoutMs?: number;
+  /** TEST_HELPERS=true: serve TestHelperService; absent, its routes and RPCs do not exist. */
+  testHelpers?: TestHelpersOptions;
+}
+
+/** What the test helpers need beyond the API's own parts. */
+export interface TestHelpersOptions {
+  /** Adds the merchants CreateMerchant makes to the key and merchant stores. */
+  enrollment: MerchantEnrollment;
+  /** TEST_CLOCK=true: the service's clock (also options.clock), which AdvanceClock moves. */
+  clock?: AdvanceableClock;
 }
 
 export const defaultCheckoutTtlMs = 24 * 60 * 60 * 1000;
@@ -67,31 +107,35 @@ export const defaultMaxPaymentAttempts = 3;
 
 /**
  * createApp assembles the service from its parts: services over the given
- * stores, and the transports over the services. It reads no environment and
- * opens no port, so tests build it with in-memory stores and a fixed clock.
+ * stores, procedures over the services, one pipeline, and the protocols and
+ * dispatcher in front. It reads no environment and opens no port, so tests
+ * build it with in-memory stores and a fixed clock.
  */
 export function createApp(options: AppOptions): NodeHandler {
-  // Lines written while serving a request carry its id (see createHandler).
-  const requestScope = createRequestScope();
   const catalogue = createPaymentMethodCatalogue(options.processors);
+  const pageTokens = createPageTokenCodec(options.pageTokenSecret);
   const events = options.events ?? ignorePaymentEvents;
   const paymentIntents = createPaymentIntentService({
     intents: options.intents,
     accounts: options.accounts,
     catalogue,
     presenter: createPaymentIntentPresenter({ publicUrl: options.publicUrl, catalogue }),
-    pageTokens: createPageTokenCodec(options.pageTokenSecret),
+    pageTokens,
     clock: options.clock,
     ids: options.ids,
     events,
     checkoutTtlMs: options.checkoutTtlMs ?? defaultCheckoutTtlMs,
   });
+  const expiry = createPaymentExpiry({ intents: options.intents, clock: options.clock, events });
+  const processor = options.processor ?? createTestModeProcessor();
+  // With the helpers on, the checkout's processor answers a helper's charge with the outcome it asked for.
+  const outcomes = options.testHelpers && createForcedOutcomes(processor);
   const checkout = createCheckoutService({
     intents: options.intents,
     merchants: options.merchants ?? { nameOf: async (merchantId) => merchantId },
-    processor: options.processor ?? createTestModeProcessor(),
+    processor: outcomes?.processor ?? processor,
     catalogue,
-    expiry: createPaymentExpiry({ intents: options.intents, clock: options.clock, events }),
+    expiry,
     events,
     clock: options.clock,
     ids: options.ids,
@@ -104,28 +148,66 @@ export function createApp(options: AppOptions): NodeHandler {
       secureCookie: options.publicUrl.startsWith("https:"),
     }),
     publicUrl: options.publicUrl,
-    logger: scopedLogger(options.logger, requestScope),
+    logger: options.logger,
   });
   const settlementAccounts = createSettlementAccountService({
     accounts: options.accounts,
+    pageTokens,
+    maxPerMerchant: options.maxSettlementAccounts,
     clock: options.clock,
     ids: options.ids,
   });
-  return createHandler({
-    paymentIntents,
-    settlementAccounts,
+
+  const apiProcedures = [...createPaymentIntentProcedures(paymentIntents), ...createSettlementAccountProcedures(settlementAccounts)];
+  if (options.testHelpers && outcomes) {
+    const helpers = createTestHelperService({
+      intents: options.intents,
+      paymentIntents,
+      checkout,
+      outcomes,
+      expiry,
+      enrollment: options.testHelpers.enrollment,
+      clock: options.clock,
+      ids: options.ids,
+      testClock: options.testHelpers.clock,
+    });
+    apiProcedures.push(...createTestHelperProcedures(helpers));
+  }
+  const procedures = [...apiProcedures, ...(options.procedures ?? [])];
+  const pipeline = createPipeline({
     verifier: options.verifier,
-    basePath: options.basePath,
-    maxBodyBytes: options.maxBodyBytes,
     logger: options.logger,
-    requestScope,
-    httpRoutes: [...(options.httpRoutes ?? []), checkoutRoutes, ...openApiRoutes(options.basePath)],
-    rpcServices: options.rpcServices,
-    onRequestEnd: options.onRequestEnd,
+    keyLimit: options.keyLimit,
+    failedAuth: options.failedAuth,
+  });
+  // REST routes for exactly the RPCs served: the test helpers' only when on, the clock's only with TEST_CLOCK.
+  const served = new Set(apiProcedures.map((procedure) => procedure.method));
+  const restRoutes = createRouteTable([PaymentIntentService, SettlementAccountService, TestHelperService], (method) => served.has(method));
+  const openApi = openApiRoutes(options.basePath, options.publicUrl);
+  return createDispatcher({
+    procedures,
+    httpRoutes: [...(options.httpRoutes ?? []), ...checkoutRoutes, ...openApi],
+    restRoutes,
+    rest: createRestProtocol({
+      routes: restRoutes,
+      procedures: new Map(apiProcedures.map((p) => [p.path, p])),
+      pipeline,
+      encoders: createRestEncoders(),
+      basePath: options.basePath,
+      maxBodyBytes: options.maxBodyBytes,
+      adapters: new Map([paymentMethodAdapter]),
+    }),
+    rpc: createRpcServer({ pipeline, maxMessageBytes: options.maxBodyBytes, streamWriteTimeoutMs: options.streamWriteTimeoutMs ?? 30_000 }),
+    pipeline,
+    basePath: options.basePath,
+    observer: options.observer ?? createRequestObserver({ logger: options.logger, onRequestEnd: options.onRequestEnd }),
+    logger: options.logger,
+    cors: options.cors && createCors(options.cors),
+    publicPaths: [`${options.basePath}/openapi.json`],
   });
 }
 
-/** The REST API's OpenAPI document and docs page, under the API's own base path. */
-function openApiRoutes(basePath: string): HttpRoute[] {
-  return createOpenApiRoutes({ basePath, document: createOpenApiDocument({ basePath }) });
+/** The REST API's OpenAPI document and docs page, under the API's own base path; its server URL is PUBLIC_URL + BASE_PATH. */
+function openApiRoutes(basePath: string, publicUrl: string): HttpRoute[] {
+  return createOpenApiRoutes({ basePath, document: createOpenApiDocument({ basePath, publicUrl }) });
 }

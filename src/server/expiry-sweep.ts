@@ -1,15 +1,33 @@
 import type { Logger } from "../lib/logger.js";
 import type { PaymentExpiry } from "../service/payment-expiry.js";
 
+/** ExpirySweep is the background expiry of lapsed intents. */
+export interface ExpirySweep {
+  /**
+   * Sweeps now instead of at the next tick: after the test clock jumped
+   * forward, lapsed intents expire within moments. A sweep already running
+   * is followed by one more, so nothing that lapsed during it is missed.
+   */
+  wake(): void;
+  /** Stops the timer; a sweep in progress finishes on its own. */
+  stop(): void;
+}
+
 /**
  * startExpirySweep expires lapsed intents every intervalMs, so an intent
  * nobody reads still ends as expired (and its metric moves) on time. A failed
- * sweep (database down) is logged and tried again next round. Returns stop().
+ * sweep (database down) is logged and tried again next round.
  */
-export function startExpirySweep(options: { expiry: PaymentExpiry; intervalMs: number; logger: Logger }): () => void {
+export function startExpirySweep(options: { expiry: PaymentExpiry; intervalMs: number; logger: Logger }): ExpirySweep {
   let running = false;
-  const timer = setInterval(() => {
-    if (running) return;
+  let again = false;
+  let stopped = false;
+
+  function sweep(): void {
+    if (running) {
+      again = true;
+      return;
+    }
     running = true;
     options.expiry
       .sweep()
@@ -21,8 +39,22 @@ export function startExpirySweep(options: { expiry: PaymentExpiry; intervalMs: n
       })
       .finally(() => {
         running = false;
+        if (again && !stopped) {
+          again = false;
+          sweep();
+        }
       });
-  }, options.intervalMs);
+  }
+
+  const timer = setInterval(sweep, options.intervalMs);
   timer.unref();
-  return () => clearInterval(timer);
+  return {
+    wake() {
+      if (!stopped) sweep();
+    },
+    stop() {
+      stopped = true;
+      clearInterval(timer);
+    },
+  };
 }

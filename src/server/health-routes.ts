@@ -1,10 +1,20 @@
-import { errorBody } from "../transport/http-status.js";
-import type { HttpRoute } from "./http-route.js";
-import type { NodeRequest, NodeResponse } from "./node-http.js";
+import { createBearerCheck } from "../http/bearer-check.js";
+import { errorBody } from "../http/http-status.js";
+import type { HttpRoute } from "../http/http-route.js";
+import type { NodeRequest, NodeResponse } from "../http/node-http.js";
 import type { Readiness } from "./readiness.js";
 
 export const healthPath = "/healthz";
 export const readyPath = "/readyz";
+
+export interface HealthRoutesOptions {
+  /**
+   * METRICS_TOKEN: when set, /readyz shows its detail only to a request that
+   * bears it, as /metrics does; the verdict is for everyone. Unset, the
+   * detail is open (keep the port private then, as for /metrics).
+   */
+  detailToken?: string;
+}
 
 /**
  * createHealthRoutes serves the probes at fixed paths outside BASE_PATH and
@@ -12,50 +22,39 @@ export const readyPath = "/readyz";
  * the API's mount point:
  * - GET /healthz: the process is alive and serving HTTP (liveness). It never
  *   looks at the store: restarting the process would not bring a database back.
- * - GET /readyz: the instance can serve requests now (readiness): the store
- *   answers and the server is not shutting down; otherwise 503.
- * Bodies use the service's {status, title, message} shape.
+ * - GET /readyz: whether this instance should receive traffic (readiness.ts),
+ *   200 or 503, with a "detail" object saying why: the instance's state, the
+ *   database's reachability and pool, pending migrations, and what else
+ *   readiness was given (settings findings, the rate-limit backend).
+ * Bodies use the service's {status, title, message} shape; HEAD and 405 are
+ * the dispatcher's, as for every route.
  */
-export function createHealthRoutes(readiness: Readiness): HttpRoute[] {
+export function createHealthRoutes(readiness: Readiness, options: HealthRoutesOptions = {}): HttpRoute[] {
+  const mayReadDetail = options.detailToken === undefined ? () => true : createBearerCheck(options.detailToken);
   return [
     {
       name: healthPath,
+      methods: ["GET"],
       matches: (path) => path === healthPath,
-      handle(req, res) {
-        reply(req, res, 200, "alive");
-      },
+      handle: (_req, res) => send(res, 200, "alive"),
     },
     {
       name: readyPath,
+      methods: ["GET"],
       matches: (path) => path === readyPath,
-      async handle(req, res) {
-        if (!allowed(req, res)) return;
-        const state = await readiness.check();
-        if (state.ready) send(req, res, 200, "ready", {});
-        else send(req, res, 503, state.reason, {});
+      handle(req: NodeRequest, res) {
+        const state = readiness.check();
+        const detail = mayReadDetail(req) ? state.detail : undefined;
+        if (state.ready) send(res, 200, "ready", detail);
+        else send(res, 503, state.reason, detail);
       },
     },
   ];
 }
 
-function allowed(req: NodeRequest, res: NodeResponse): boolean {
-  if (req.method === "GET" || req.method === "HEAD") return true;
-  send(req, res, 405, `${req.method} is not allowed on ${req.url}`, { allow: "GET, HEAD" });
-  return false;
-}
-
-function reply(req: NodeRequest, res: NodeResponse, status: number, message: string): void {
-  if (allowed(req, res)) send(req, res, status, message, {});
-}
-
-function send(req: NodeRequest, res: NodeResponse, status: number, message: string, headers: Record<string, string>): void {
-  const payload = JSON.stringify(errorBody(status, message));
-  res.writeHead(status, {
-    ...headers,
-    "content-type": "application/json",
-    "content-length": Buffer.byteLength(payload),
-    "cache-control": "no-store",
-  });
-  // A HEAD response carries the headers of the GET one and no body (RFC 9110 §9.3.2).
-  res.end(req.method === "HEAD" ? "" : payload);
+function send(res: NodeResponse, status: number, message: string, detail?: unknown): void {
+  const payload = JSON.stringify(detail === undefined ? errorBody(status, message) : { ...errorBody(status, message), detail });
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(payload), "cache-control": "no-store" });
+  // Node leaves the body out of a HEAD response by itself (RFC 9110 §9.3.2).
+  res.end(payload);
 }

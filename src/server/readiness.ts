@@ -1,15 +1,29 @@
-import type { Clock } from "../lib/clock.js";
-import type { StoreHealth } from "../store/store-health.js";
+import type { StoreHealth, StoreState } from "../store/store-health.js";
 
-/** ReadinessState is the answer to "may this instance receive traffic now?". */
-export type ReadinessState = { ready: true } | { ready: false; reason: string };
+/** What /readyz reports beside the verdict: the instance's own state, its store's, and whatever else was plugged in. */
+export interface ReadinessDetail {
+  /** "ready", or the reason's short name: "starting", "draining", "migrations pending", "store unreachable". */
+  state: string;
+  /** The store's view of its storage, with the grace after which unreachability makes the instance not ready. */
+  store: StoreState & { notReadyAfterMs: number };
+  /** The ReadinessOptions.details, each read at this check. */
+  [name: string]: unknown;
+}
+
+/** ReadinessState is the answer to "may this instance receive traffic now?", with what it was decided from. */
+export type ReadinessState =
+  | { ready: true; detail: ReadinessDetail }
+  | { ready: false; reason: string; detail: ReadinessDetail };
 
 /**
  * Readiness is the one source of truth behind GET /readyz and the gRPC health
  * service, so load balancers and gRPC clients always see the same answer.
  */
 export interface Readiness {
-  check(): Promise<ReadinessState>;
+  /** Decides from what is known now: never waits for the store. */
+  check(): ReadinessState;
+  /** Ends the "starting" phase: everything the service needs is in place. */
+  started(): void;
   /** Marks the instance as shutting down: never ready again, whatever the store says. */
   beginShutdown(): void;
   readonly shuttingDown: boolean;
@@ -17,69 +31,104 @@ export interface Readiness {
 
 export interface ReadinessOptions {
   store: StoreHealth;
-  clock: Clock;
-  /** Longest a check waits for the store before counting it unreachable. */
-  timeoutMs: number;
   /**
-   * How long one store answer is reused. Probes need no key, so without this
-   * anyone could turn a flood of /readyz into a flood of database queries.
+   * How long the store may be unreachable (DB_UNREADY_AFTER_MS) before the
+   * instance says it is not ready; default 30 s. Shorter outages are shared
+   * by every instance on the same database: taking them all out of the
+   * balancer would turn the API's 503 with Retry-After into the balancer's
+   * own error, and bring them back only after its rise checks.
    */
-  cacheMs?: number;
-  /** Told why the store failed a check (for the log); the client only sees the reason. */
-  onStoreFailure?(error: unknown): void;
+  unreachableGraceMs?: number;
+  /** Least time between two probes of an unreachable store (default 1 s), however many checks arrive. */
+  probeIntervalMs?: number;
+  /** Begin in the "starting" phase, not ready until started() (default false). */
+  starting?: boolean;
+  /** More for /readyz detail, each read at every check: settings findings, the rate-limit backend, and so on. */
+  details?: Readonly<Record<string, () => unknown>>;
+  /** Monotonic milliseconds, for spacing probes; performance.now by default. */
+  now?: () => number;
+  /** Told whenever the verdict changes (for the log). */
+  onChange?(state: ReadinessState): void;
 }
 
+export const defaultUnreachableGraceMs = 30_000;
+
 export const notReadyReasons = {
+  starting: "the server is starting",
   shuttingDown: "the server is shutting down",
-  storeUnreachable: "the store is unreachable",
+  migrationsPending: "database migrations are pending: apply them (npm run db:migrate)",
+  storeUnreachable: (graceMs: number) => `the store has been unreachable for longer than ${formatSeconds(graceMs)}`,
 } as const;
 
 /**
- * createReadiness pings the store at most once per cacheMs (concurrent checks
- * share one ping) and answers not ready as soon as shutdown begins.
+ * createReadiness says whether this instance should receive traffic, for its
+ * own reasons only: it is starting, it is draining (shutting down), the
+ * database lacks migrations this code needs, or its store has been
+ * unreachable for longer than the grace. It reads the store's state and sends
+ * nothing to the database, so a slow or blocked query, a full pool or one
+ * failed connection never flips it, and a flood of probes (they need no key)
+ * costs no queries. While the store is unreachable it asks the store to
+ * probe, at most once per probeIntervalMs, so that an instance the balancer
+ * took out notices the database's return without traffic.
  */
 export function createReadiness(options: ReadinessOptions): Readiness {
-  const cacheMs = options.cacheMs ?? 1000;
+  const graceMs = options.unreachableGraceMs ?? defaultUnreachableGraceMs;
+  const probeIntervalMs = options.probeIntervalMs ?? 1000;
+  const now = options.now ?? (() => performance.now());
+  let starting = options.starting ?? false;
   let shuttingDown = false;
-  let last: { at: number; state: ReadinessState } | undefined;
-  let pending: Promise<ReadinessState> | undefined;
+  let probing = false;
+  let lastProbeAt = -Infinity;
+  let lastVerdict: string | undefined;
 
-  async function pingStore(): Promise<ReadinessState> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`store ping took longer than ${options.timeoutMs} ms`)), options.timeoutMs);
-      timer.unref();
+  function probeIfUnreachable(store: StoreState): void {
+    if (store.reachable || probing || now() - lastProbeAt < probeIntervalMs) return;
+    probing = true;
+    lastProbeAt = now();
+    void options.store.probe().finally(() => {
+      probing = false;
     });
-    try {
-      await Promise.race([options.store.ping(), timeout]);
-      return { ready: true };
-    } catch (error) {
-      options.onStoreFailure?.(error);
-      return { ready: false, reason: notReadyReasons.storeUnreachable };
-    } finally {
-      clearTimeout(timer);
+  }
+
+  function reasonOf(store: StoreState): { state: string; reason: string } | undefined {
+    if (shuttingDown) return { state: "draining", reason: notReadyReasons.shuttingDown };
+    if (starting) return { state: "starting", reason: notReadyReasons.starting };
+    // Unknown (the check could not read them) does not hold the instance back.
+    if (store.pendingMigrations !== undefined && store.pendingMigrations.length > 0) {
+      return { state: "migrations pending", reason: notReadyReasons.migrationsPending };
     }
+    if (!store.reachable && store.unreachableForMs > graceMs) {
+      return { state: "store unreachable", reason: notReadyReasons.storeUnreachable(graceMs) };
+    }
+    return undefined;
   }
 
   return {
     get shuttingDown() {
       return shuttingDown;
     },
+    started() {
+      starting = false;
+    },
     beginShutdown() {
       shuttingDown = true;
     },
-    async check() {
-      if (shuttingDown) return { ready: false, reason: notReadyReasons.shuttingDown };
-      const now = options.clock.now().getTime();
-      if (last && now - last.at < cacheMs) return last.state;
-      pending ??= pingStore().then((state) => {
-        last = { at: options.clock.now().getTime(), state };
-        pending = undefined;
-        return state;
-      });
-      const state = await pending;
-      // Shutdown may have begun while the store was asked.
-      return shuttingDown ? { ready: false, reason: notReadyReasons.shuttingDown } : state;
+    check() {
+      const store = options.store.state();
+      probeIfUnreachable(store);
+      const notReady = reasonOf(store);
+      const extra = Object.fromEntries(Object.entries(options.details ?? {}).map(([name, read]) => [name, read()]));
+      const detail: ReadinessDetail = { ...extra, state: notReady?.state ?? "ready", store: { ...store, notReadyAfterMs: graceMs } };
+      const state: ReadinessState = notReady ? { ready: false, reason: notReady.reason, detail } : { ready: true, detail };
+      if (detail.state !== lastVerdict) {
+        lastVerdict = detail.state;
+        options.onChange?.(state);
+      }
+      return state;
     },
   };
+}
+
+function formatSeconds(ms: number): string {
+  return `${ms / 1000} s`;
 }

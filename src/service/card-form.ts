@@ -1,3 +1,4 @@
+import { luhnValid } from "../lib/luhn.js";
 import type { CardDetails } from "../processor/payment-processor.js";
 
 /** CardForm is the card section of the checkout form, as posted. */
@@ -11,20 +12,6 @@ export interface CardForm {
 export interface FieldError {
   field: "number" | "expiry" | "cvv";
   message: string;
-}
-
-/** luhnValid checks the card number's check digit (ISO/IEC 7812-1). */
-export function luhnValid(digits: string): boolean {
-  let sum = 0;
-  for (let i = 0; i < digits.length; i++) {
-    let digit = Number(digits[digits.length - 1 - i]);
-    if (i % 2 === 1) {
-      digit *= 2;
-      if (digit > 9) digit -= 9;
-    }
-    sum += digit;
-  }
-  return sum % 10 === 0;
 }
 
 /**

@@ -60,7 +60,7 @@ export function normalizeCreateRequest(
     }
   });
 
-  if (request.callbackUrl !== undefined) checkCallbackUrl("callbackUrl", request.callbackUrl);
+  const callbackUrl = request.callbackUrl === undefined ? null : checkCallbackUrl("callbackUrl", request.callbackUrl);
 
   if (request.settlementAccounts.length > maxSplits) {
     throw invalid(`settlementAccounts may list at most ${maxSplits} accounts`);
@@ -87,7 +87,7 @@ export function normalizeCreateRequest(
     receiptEmail: request.receiptEmail === "" ? request.customerEmail : request.receiptEmail,
     clientReference: request.clientReference,
     paymentMethods: request.paymentMethod.length > 0 ? [...request.paymentMethod] : [...catalogue.names],
-    callbackUrl: request.callbackUrl ?? null,
+    callbackUrl,
     splits,
   };
 }

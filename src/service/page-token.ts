@@ -1,11 +1,19 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { ListCursor } from "../store/payment-intent-store.js";
 
-/** What a page token binds: the position, and the query it belongs to. */
+/** Items per page when the client names no pageSize, and the most it may ask for. */
+export const defaultPageSize = 50;
+export const maxPageSize = 100;
+
+/**
+ * What a page token binds beside the position: the merchant, and the query it
+ * belongs to — the listed resource first, then its filters in a fixed order
+ * (["payment_intents", clientReference, status]), so a token can serve only
+ * the listing that issued it.
+ */
 export interface PageTokenScope {
   merchantId: string;
-  clientReference: string;
-  status: string;
+  query: readonly string[];
 }
 
 /**
@@ -24,7 +32,7 @@ export interface PageTokenCodec {
 export function createPageTokenCodec(secret: string): PageTokenCodec {
   const sign = (payload: string, scope: PageTokenScope) =>
     createHmac("sha256", secret)
-      .update(JSON.stringify([payload, scope.merchantId, scope.clientReference, scope.status]))
+      .update(JSON.stringify([payload, scope.merchantId, ...scope.query]))
       .digest()
       .subarray(0, 16);
 

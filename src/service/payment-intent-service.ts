@@ -1,44 +1,32 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type {
   CreatePaymentIntentRequest,
+  DeletePaymentIntentResponse,
   ListPaymentIntentsRequest,
+  ListPaymentIntentsResponse,
+  PaymentIntent,
+  PaymentIntentListItem,
 } from "../../gen/payments/v2/payment_intent_pb.js";
 import { isPaymentIntentStatus, type PaymentIntentRecord } from "../domain/payment-intent.js";
-import type { SettlementAccountRecord } from "../domain/settlement-account.js";
 import type { Clock } from "../lib/clock.js";
 import type { IdGenerator } from "../lib/ids.js";
 import type { PaymentIntentStore } from "../store/payment-intent-store.js";
 import type { SettlementAccountStore } from "../store/settlement-account-store.js";
 import { checkClientReference, invalid } from "./field-rules.js";
 import { normalizeCreateRequest, type NormalizedCreate } from "./normalize-create-request.js";
-import type { PageTokenCodec } from "./page-token.js";
+import { defaultPageSize, maxPageSize, type PageTokenCodec } from "./page-token.js";
 import { ignorePaymentEvents, type PaymentEvents } from "./payment-events.js";
 import { createPaymentExpiry } from "./payment-expiry.js";
 import { assertTransition } from "./payment-state-machine.js";
-import type { PaymentIntentListItemView, PaymentIntentPresenter, PaymentIntentView } from "./payment-intent-view.js";
+import type { PaymentIntentPresenter } from "./payment-intent-presenter.js";
 import type { PaymentMethodCatalogue } from "./payment-method-catalogue.js";
 
-export const defaultPageSize = 50;
-export const maxPageSize = 100;
 
 /** The result of create: the intent, and whether it was an idempotent replay. */
 export interface CreateResult {
-  intent: PaymentIntentView;
+  intent: PaymentIntent;
   replayed: boolean;
-}
-
-export interface ListResult {
-  items: PaymentIntentListItemView[];
-  /** Set only when another page exists. */
-  nextPageToken?: string;
-}
-
-/** The §4.3 reply. */
-export interface DeleteResult {
-  status: 200;
-  title: "OK";
-  message: string;
 }
 
 /**
@@ -48,9 +36,11 @@ export interface DeleteResult {
  */
 export interface PaymentIntentService {
   create(merchantId: string, request: CreatePaymentIntentRequest): Promise<CreateResult>;
-  get(merchantId: string, id: string): Promise<PaymentIntentListItemView>;
-  list(merchantId: string, request: ListPaymentIntentsRequest): Promise<ListResult>;
-  delete(merchantId: string, id: string): Promise<DeleteResult>;
+  get(merchantId: string, id: string): Promise<PaymentIntentListItem>;
+  /** A page newest first; nextPageToken is "" on the last page. */
+  list(merchantId: string, request: ListPaymentIntentsRequest): Promise<ListPaymentIntentsResponse>;
+  /** The §4.3 reply. */
+  delete(merchantId: string, id: string): Promise<DeletePaymentIntentResponse>;
 }
 
 export interface PaymentIntentServiceDeps {
@@ -85,27 +75,6 @@ export function createPaymentIntentService(deps: PaymentIntentServiceDeps): Paym
     });
   }
 
-  /** The settlementAccount of each list item (§4.2), read in one batch per page. */
-  async function withAccounts(merchantId: string, records: PaymentIntentRecord[]): Promise<PaymentIntentListItemView[]> {
-    const splitIds = [...new Set(records.flatMap((r) => (r.splits[0] ? [r.splits[0].settlementAccountId] : [])))];
-    const byId = new Map((await accounts.findByIds(merchantId, splitIds)).map((a) => [a.id, a]));
-    let earliest: SettlementAccountRecord | null | undefined;
-    const items: PaymentIntentListItemView[] = [];
-    for (const record of records) {
-      const first = record.splits[0];
-      let account: SettlementAccountRecord | null;
-      if (first) {
-        account = byId.get(first.settlementAccountId) ?? null;
-      } else {
-        // Not ??=: null (the merchant has no account) is an answer, to be read once per page.
-        if (earliest === undefined) earliest = (await accounts.findEarliest(merchantId)) ?? null;
-        account = earliest;
-      }
-      items.push(presenter.toListItem(record, account));
-    }
-    return items;
-  }
-
   return {
     async create(merchantId, request) {
       const input = normalizeCreateRequest(request, deps.catalogue);
@@ -138,7 +107,7 @@ export function createPaymentIntentService(deps: PaymentIntentServiceDeps): Paym
       const result = await intents.insert(record);
       if (result.inserted) {
         events.created(merchantId, record.id, record.amount);
-        return { intent: presenter.toView(result.record), replayed: false };
+        return { intent: presenter.toMessage(result.record, now), replayed: false };
       }
 
       const existing = result.existing;
@@ -154,14 +123,13 @@ export function createPaymentIntentService(deps: PaymentIntentServiceDeps): Paym
           Code.AlreadyExists,
         );
       }
-      return { intent: presenter.toView(existing), replayed: true };
+      return { intent: presenter.toMessage(existing, now), replayed: true };
     },
 
     async get(merchantId, id) {
-      const found = await intents.findById(merchantId, id);
-      if (!found || found.deletedAt !== null) throw notFound(id);
-      const [item] = await withAccounts(merchantId, [await expiry.settle(found)]);
-      return item!;
+      const found = await intents.findWithAccount(merchantId, id);
+      if (!found || found.intent.deletedAt !== null) throw notFound(id);
+      return presenter.toListItem(found.intent, found.account, clock.now());
     },
 
     async list(merchantId, request) {
@@ -173,27 +141,29 @@ export function createPaymentIntentService(deps: PaymentIntentServiceDeps): Paym
       if (request.status !== "" && !isPaymentIntentStatus(request.status)) {
         throw invalid("status must be one of pending, successful, failed, expired, cancelled");
       }
-      const scope = { merchantId, clientReference: request.clientReference, status: request.status };
+      const scope = { merchantId, query: ["payment_intents", request.clientReference, request.status] };
       let after;
       if (request.pageToken !== "") {
         after = deps.pageTokens.decode(request.pageToken, scope);
         if (!after) throw invalid("pageToken is not valid for this query");
       }
-      // Lapsed intents become expired before the page is read, so a status
-      // filter never shows an intent under a status it no longer has.
-      await expiry.sweep();
+      // Lapsed pending intents count as expired from `now` (the store's
+      // filter and the presenter agree); expiring them is the sweep's job.
+      const now = clock.now();
       const rows = await intents.list({
         merchantId,
         limit: pageSize + 1,
         after,
         clientReference: request.clientReference || undefined,
         status: isPaymentIntentStatus(request.status) ? request.status : undefined,
+        now,
       });
-      const page = rows.slice(0, pageSize);
-      const last = page[page.length - 1];
+      const page = rows.length > pageSize ? rows.slice(0, pageSize) : rows;
+      const last = page[page.length - 1]?.intent;
       return {
-        items: await withAccounts(merchantId, page),
-        nextPageToken: rows.length > pageSize && last ? deps.pageTokens.encode(last, scope) : undefined,
+        $typeName: "payments.v2.ListPaymentIntentsResponse",
+        paymentIntents: page.map((row) => presenter.toListItem(row.intent, row.account, now)),
+        nextPageToken: rows.length > pageSize && last ? deps.pageTokens.encode(last, scope) : "",
       };
     },
 
@@ -208,7 +178,7 @@ export function createPaymentIntentService(deps: PaymentIntentServiceDeps): Paym
         assertTransition(id, now.status, "cancelled");
       }
       events.transitioned(merchantId, id, "pending", "cancelled");
-      return { status: 200, title: "OK", message: `Payment intent ${id} deleted` };
+      return { $typeName: "payments.v2.DeletePaymentIntentResponse", status: 200, title: "OK", message: `Payment intent ${id} deleted` };
     },
   };
 }
@@ -230,5 +200,5 @@ function fingerprintOf(input: NormalizedCreate, methodsGiven: readonly string[])
     input.callbackUrl,
     input.splits.map((s) => [s.settlementAccountId, s.splitAmount.toString()]),
   ]);
-  return createHash("sha256").update(canonical).digest("hex");
+  return hash("sha256", canonical, "hex");
 }

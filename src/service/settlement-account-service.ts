@@ -1,22 +1,34 @@
 import { Code, ConnectError } from "@connectrpc/connect";
-import type { CreateSettlementAccountRequest } from "../../gen/payments/v2/settlement_account_pb.js";
+import type { CreateSettlementAccountRequest, ListSettlementAccountsRequest } from "../../gen/payments/v2/settlement_account_pb.js";
 import type { SettlementAccountRecord } from "../domain/settlement-account.js";
 import type { Clock } from "../lib/clock.js";
 import type { IdGenerator } from "../lib/ids.js";
 import type { SettlementAccountStore } from "../store/settlement-account-store.js";
 import { checkText, invalid } from "./field-rules.js";
+import { defaultPageSize, maxPageSize, type PageTokenCodec } from "./page-token.js";
 
 /** SettlementAccountService registers and lists a merchant's payout accounts. */
 export interface SettlementAccountService {
   create(merchantId: string, request: CreateSettlementAccountRequest): Promise<SettlementAccountRecord>;
-  list(merchantId: string): Promise<SettlementAccountRecord[]>;
+  /** One page, newest first; nextPageToken is "" on the last page. */
+  list(merchantId: string, request: ListSettlementAccountsRequest): Promise<{ accounts: SettlementAccountRecord[]; nextPageToken: string }>;
 }
 
 export interface SettlementAccountServiceDeps {
   accounts: SettlementAccountStore;
+  pageTokens: PageTokenCodec;
   clock: Clock;
   ids: IdGenerator;
+  /** Most accounts one merchant may register; default maxSettlementAccounts. */
+  maxPerMerchant?: number;
 }
+
+/**
+ * The most settlement accounts a merchant may register: far more than any
+ * business pays out to, and few enough that one merchant cannot fill the
+ * store or make every list slow for others.
+ */
+export const maxSettlementAccounts = 1000;
 
 /**
  * createSettlementAccountService validates accounts: a NUBAN is exactly ten
@@ -25,6 +37,7 @@ export interface SettlementAccountServiceDeps {
  * codes, and a wrong rejection would stop a merchant from being paid.
  */
 export function createSettlementAccountService(deps: SettlementAccountServiceDeps): SettlementAccountService {
+  const maxPerMerchant = deps.maxPerMerchant ?? maxSettlementAccounts;
   return {
     async create(merchantId, request) {
       checkText("accountName", request.accountName, 100);
@@ -41,7 +54,13 @@ export function createSettlementAccountService(deps: SettlementAccountServiceDep
         bankCode: request.bankCode,
         createdAt: now,
         updatedAt: now,
-      });
+      }, { maxPerMerchant });
+      if (!result.inserted && "full" in result) {
+        throw new ConnectError(
+          `a merchant may register at most ${maxPerMerchant} settlement accounts; this one has reached that`,
+          Code.FailedPrecondition,
+        );
+      }
       if (!result.inserted) {
         throw new ConnectError(
           `account ${request.accountNumber} at bank ${request.bankCode} is already registered as ${result.existing.id}`,
@@ -51,6 +70,21 @@ export function createSettlementAccountService(deps: SettlementAccountServiceDep
       return result.record;
     },
 
-    list: (merchantId) => deps.accounts.listByMerchant(merchantId),
+    async list(merchantId, request) {
+      const pageSize = request.pageSize ?? defaultPageSize;
+      if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > maxPageSize) {
+        throw invalid(`pageSize must be an integer from 1 to ${maxPageSize}`);
+      }
+      const scope = { merchantId, query: ["settlement_accounts"] };
+      let after;
+      if (request.pageToken !== "") {
+        after = deps.pageTokens.decode(request.pageToken, scope);
+        if (!after) throw invalid("pageToken is not valid for this query");
+      }
+      const rows = await deps.accounts.listByMerchant({ merchantId, limit: pageSize + 1, after });
+      const accounts = rows.length > pageSize ? rows.slice(0, pageSize) : rows;
+      const last = accounts[accounts.length - 1];
+      return { accounts, nextPageToken: rows.length > pageSize && last ? deps.pageTokens.encode(last, scope) : "" };
+    },
   };
 }

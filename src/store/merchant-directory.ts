@@ -6,8 +6,16 @@ export interface MerchantDirectory {
   nameOf(merchantId: string): Promise<string | undefined>;
 }
 
-/** createMemoryMerchantDirectory serves names from a fixed list (API_KEYS in memory mode). */
-export function createMemoryMerchantDirectory(merchants: readonly { merchantId: string; merchantName: string }[]): MerchantDirectory {
+/** MemoryMerchantDirectory also takes merchants made at run time (the test helpers'). */
+export interface MemoryMerchantDirectory extends MerchantDirectory {
+  add(merchantId: string, merchantName: string): void;
+}
+
+/** createMemoryMerchantDirectory serves names from the configured list (API_KEYS in memory mode) and those added later. */
+export function createMemoryMerchantDirectory(merchants: readonly { merchantId: string; merchantName: string }[]): MemoryMerchantDirectory {
   const names = new Map(merchants.map((m) => [m.merchantId, m.merchantName]));
-  return { nameOf: async (merchantId) => names.get(merchantId) };
+  return {
+    nameOf: async (merchantId) => names.get(merchantId),
+    add: (merchantId, merchantName) => void names.set(merchantId, merchantName),
+  };
 }

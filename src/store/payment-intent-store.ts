@@ -1,5 +1,6 @@
 import type { PaymentAttemptRecord } from "../domain/payment-attempt.js";
 import type { PaymentIntentRecord, PaymentIntentStatus } from "../domain/payment-intent.js";
+import type { SettlementAccountRecord } from "../domain/settlement-account.js";
 
 /** Position after which a keyset page starts: the last item of the previous page. */
 export interface ListCursor {
@@ -13,7 +14,25 @@ export interface ListQuery {
   limit: number;
   after?: ListCursor;
   clientReference?: string;
+  /**
+   * A pending intent whose expiresAt is at or before `now` counts as expired:
+   * "pending" leaves it out and "expired" takes it in. Records come back as
+   * stored; listing never expires anything.
+   */
   status?: PaymentIntentStatus;
+  /** The time lapsed pending intents are judged against. */
+  now: Date;
+}
+
+/**
+ * An intent with the settlement account a list item shows (§2.4): the
+ * account of its first split; without splits, the merchant's earliest
+ * registered account (createdAt, then id, ascending); null when the merchant
+ * has none.
+ */
+export interface IntentWithAccount {
+  intent: PaymentIntentRecord;
+  account: SettlementAccountRecord | null;
 }
 
 /** InsertResult says whether the row was written or the reference was taken. */
@@ -60,8 +79,10 @@ export interface PaymentIntentStore {
   insert(record: PaymentIntentRecord): Promise<InsertResult>;
   /** Reads one intent of the merchant, deleted ones included. */
   findById(merchantId: string, id: string): Promise<PaymentIntentRecord | undefined>;
-  /** Reads a page of live intents, newest first. */
-  list(query: ListQuery): Promise<PaymentIntentRecord[]>;
+  /** Reads one intent of the merchant with its account (as list items show it), deleted ones included. */
+  findWithAccount(merchantId: string, id: string): Promise<IntentWithAccount | undefined>;
+  /** Reads a page of live intents with their accounts, newest first. */
+  list(query: ListQuery): Promise<IntentWithAccount[]>;
   /**
    * Cancels and soft-deletes the intent if it is still pending and live;
    * returns the updated record, or undefined when that condition did not hold.

@@ -55,7 +55,7 @@ function assertSecurityHeaders(res: PageResponse): void {
   assert.ok(!res.headers.get("content-security-policy")!.includes("unsafe-eval"), "no 'unsafe-eval'");
   assert.equal(csp.get("script-src"), undefined, "scripts fall back to default-src 'none'");
   assert.equal(res.headers.get("x-frame-options"), "DENY");
-  assert.equal(res.headers.get("referrer-policy"), "no-referrer");
+  assert.equal(res.headers.get("referrer-policy"), "same-origin");
   assert.equal(res.headers.get("cache-control"), "no-store");
   assert.equal(res.headers.get("x-content-type-options"), "nosniff");
   assert.match(res.headers.get("content-type") ?? "", /^text\/html; charset=utf-8$/);

@@ -316,6 +316,16 @@ describe("checkout form posts", () => {
             { cookie: opened.cookie, origin: "https://evil.example" },
           ),
       },
+      {
+        // An opaque origin: a sandboxed frame or a data: page elsewhere.
+        name: "from Origin: null",
+        post: (link, opened) =>
+          postForm(
+            payUrl(link),
+            { csrf: opened.csrf, method: "card", card_number: cards.succeeds, card_expiry: "12/39", card_cvv: "123" },
+            { cookie: opened.cookie, origin: "null" },
+          ),
+      },
     ];
     for (const c of refused) {
       it(`answers 403 to a post ${c.name}, and charges nothing`, async () => {
@@ -356,9 +366,9 @@ describe("checkout form posts", () => {
     const wrongMethods: { method: string; suffix: string; allow: string }[] = [
       { method: "GET", suffix: "/pay", allow: "POST" },
       { method: "PUT", suffix: "/pay", allow: "POST" },
-      { method: "POST", suffix: "", allow: "GET" },
-      { method: "DELETE", suffix: "", allow: "GET" },
-      { method: "POST", suffix: "/result", allow: "GET" },
+      { method: "POST", suffix: "", allow: "GET, HEAD" },
+      { method: "DELETE", suffix: "", allow: "GET, HEAD" },
+      { method: "POST", suffix: "/result", allow: "GET, HEAD" },
     ];
     for (const w of wrongMethods) {
       it(`answers 405 with Allow: ${w.allow} to ${w.method} /checkout/<token>${w.suffix}`, async () => {

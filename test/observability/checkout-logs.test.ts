@@ -24,7 +24,7 @@ describe("request logs of the checkout pages", () => {
 
     const page = await waitForLine(logs, (l) => l["msg"] === "request" && l["method"] === "GET" && l["route"] === "/checkout/{token}");
     assert.equal(page["status"], 200);
-    const pay = await waitForLine(logs, (l) => l["msg"] === "request" && l["method"] === "POST" && l["route"] === "/checkout/{token}");
+    const pay = await waitForLine(logs, (l) => l["msg"] === "request" && l["method"] === "POST" && l["route"] === "/checkout/{token}/pay");
     assert.equal(pay["status"], 303);
     const everything = JSON.stringify(logs.lines());
     assert.ok(!everything.includes(token), "the checkout token reached the logs");

@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
+import net from "node:net";
 import { after, before, describe, it } from "node:test";
 import { createClient } from "@connectrpc/connect";
 import { PaymentIntentService } from "../../gen/payments/v2/payment_intent_pb.js";
 import { instrumentStore } from "../../src/observability/instrument-store.js";
 import { createMetricsRoute } from "../../src/observability/metrics-route.js";
 import { createServiceMetrics, type ServiceMetrics } from "../../src/observability/service-metrics.js";
-import { createMemoryPaymentIntentStore } from "../../src/store/memory/memory-payment-intent-store.js";
-import { createMemorySettlementAccountStore } from "../../src/store/memory/memory-settlement-account-store.js";
+import { createMemoryStores } from "../../src/store/memory/create-memory-stores.js";
 import { rpcProtocols } from "../rpc/support/rpc-helpers.js";
 import { createRestClient, expectJson, type PaymentIntentJson, type RestClient } from "../support/rest-client.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
@@ -26,9 +26,10 @@ const rpcLabels: Record<string, { protocol: string; status: string }> = {
 /** startMetricsServer wires metrics the way main.ts does: instrumented stores, events, request observer, /metrics. */
 async function startMetricsServer(token?: string): Promise<{ server: TestServer; metrics: ServiceMetrics }> {
   const metrics = createServiceMetrics();
+  const memory = createMemoryStores();
   const server = await startTestServer({
-    intents: instrumentStore(createMemoryPaymentIntentStore(), "payment_intents", metrics),
-    accounts: instrumentStore(createMemorySettlementAccountStore(), "settlement_accounts", metrics),
+    intents: instrumentStore(memory.intents, "payment_intents", metrics),
+    accounts: instrumentStore(memory.accounts, "settlement_accounts", metrics),
     app: {
       httpRoutes: [createMetricsRoute({ registry: metrics.registry, token })],
       events: metrics.paymentEvents,
@@ -154,6 +155,20 @@ describe("GET /metrics", () => {
     assert.equal(lowerCase.status, 200);
   });
 
+  it("refuses the token sent twice, the right one first: a repeated header is never read as its first value", async () => {
+    const { port } = new URL(server.url);
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect({ host: "127.0.0.1", port: Number(port) }, () =>
+        socket.write(`GET /metrics HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${metricsToken}\r\nAuthorization: Bearer wrong-token-0123456789\r\nConnection: close\r\n\r\n`),
+      );
+      let text = "";
+      socket.on("data", (chunk: Buffer) => (text += chunk.toString("latin1")));
+      socket.on("close", () => resolve(text));
+      socket.on("error", reject);
+    });
+    assert.match(answer, /^HTTP\/1\.1 401 /);
+  });
+
   it("answers only GET and HEAD", async () => {
     const res = await fetch(`${server.url}/metrics`, { method: "POST", headers: { authorization: `Bearer ${metricsToken}` } });
     assert.equal(res.status, 405);
@@ -208,7 +223,9 @@ describe("instrumentStore", () => {
         return "sync";
       },
     };
-    const timed = instrumentStore(store, "test_store", { recordStoreCall: (...args) => void calls.push(args) });
+    const timed = instrumentStore(store, "test_store", {
+      storeTimer: (storeName, operation) => (seconds, ok) => void calls.push([storeName, operation, seconds, ok]),
+    });
     assert.equal(await timed.add(2), 42);
     await assert.rejects(timed.fail(), /database is down/);
     assert.equal(timed.syncValue(), "sync");

@@ -6,12 +6,12 @@ import type { DescFile } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { createOpenApiDocument } from "../../src/openapi/openapi-document.js";
 import { createMemoryPaymentIntentStore } from "../../src/store/memory/memory-payment-intent-store.js";
-import { createRouteTable } from "../../src/transport/rest/route-table.js";
+import { createRouteTable } from "../../src/protocols/rest/route-table.js";
 import { createRestClient, expectJson, recordRestExchanges, type PaymentIntentJson, type RestClient } from "../support/rest-client.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 import { createOpenApiValidator } from "./support/openapi-validator.js";
 
-const document = createOpenApiDocument({ basePath: "/v1" });
+const document = createOpenApiDocument({ basePath: "/v1", publicUrl: "https://pay.example.com" });
 const validator = createOpenApiValidator(document);
 
 // Recording starts before the REST suites below are loaded: every response
@@ -24,14 +24,20 @@ const stopRecording = recordRestExchanges((exchange) => {
   for (const problem of result.problems) failures.push(`${exchange.method} ${exchange.url} → ${result.status}: ${problem}`);
 });
 
-/** Every service of every generated file of this repository's protos. */
+/**
+ * Every service of every generated file of this repository's protos but the
+ * test helpers: the document describes the API a merchant integrates with,
+ * and the helpers exist only in a sandbox (README, Testing your integration).
+ */
 async function protoServices() {
   const dir = new URL("../../gen/payments/v2/", import.meta.url);
   const services = [];
   for (const name of readdirSync(fileURLToPath(dir)).filter((n) => n.endsWith("_pb.ts"))) {
     const module = (await import(new URL(name, dir).href)) as Record<string, unknown>;
     for (const value of Object.values(module)) {
-      if (typeof value === "object" && value !== null && (value as DescFile).kind === "file") services.push(...(value as DescFile).services);
+      if (typeof value === "object" && value !== null && (value as DescFile).kind === "file") {
+        services.push(...(value as DescFile).services.filter((service) => service.typeName !== "payments.v2.TestHelperService"));
+      }
     }
   }
   return services;
@@ -48,12 +54,62 @@ describe("the OpenAPI document", () => {
     assert.deepEqual([...operations].sort(), [...routes].sort());
   });
 
+  it("has an absolute server URL, PUBLIC_URL + BASE_PATH, and no jsonSchemaDialect", () => {
+    assert.deepEqual(document.servers.map((server) => server.url), ["https://pay.example.com/v1"]);
+    assert.equal(createOpenApiDocument({ basePath: "", publicUrl: "http://127.0.0.1:8080" }).servers[0]!.url, "http://127.0.0.1:8080");
+    assert.equal("jsonSchemaDialect" in document, false);
+  });
+
   it("documents the error shape for every status the API answers with", () => {
-    for (const status of [400, 401, 404, 405, 409, 413, 415, 429, 500, 503]) {
+    for (const status of [400, 401, 404, 409, 413, 415, 429, 500, 503]) {
       assert.ok(document.components.responses[`Error${status}`], `Error${status}`);
     }
+    // 405 is the answer of no operation: only the extension describes it.
+    assert.deepEqual(Object.keys(document["x-unrouted-responses"]), ["404", "405"]);
     const createOp = document.paths["/v2/payment-intents"]!.post!;
     assert.deepEqual(Object.keys(createOp.responses).sort(), ["200", "201", "400", "401", "409", "413", "415", "429", "500", "503"]);
+  });
+
+  it("has examples of every request body and response, each valid against its schema", () => {
+    const bodies: { where: string; schema: object; examples: Record<string, { value: unknown }> | undefined }[] = [];
+    for (const [path, item] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        const request = operation.requestBody?.content["application/json"];
+        if (request) bodies.push({ where: `${method} ${path} request`, ...request });
+        for (const [status, response] of Object.entries(operation.responses)) {
+          const resolved = "$ref" in response ? document.components.responses[response.$ref.split("/").pop()!]! : response;
+          bodies.push({ where: `${method} ${path} ${status}`, ...resolved.content!["application/json"]! });
+        }
+      }
+    }
+    for (const [status, response] of Object.entries(document["x-unrouted-responses"])) {
+      bodies.push({ where: `unrouted ${status}`, ...response.content!["application/json"]! });
+    }
+    // 2 request bodies, 46 operation responses, 2 unrouted ones.
+    assert.equal(bodies.length, 50);
+    const problems: string[] = [];
+    for (const { where, schema, examples } of bodies) {
+      if (!examples || Object.keys(examples).length === 0) problems.push(`${where}: no examples`);
+      for (const [name, example] of Object.entries(examples ?? {})) {
+        for (const problem of validator.problemsOf(schema, example.value)) problems.push(`${where} example ${name}: ${problem}`);
+      }
+    }
+    assert.deepEqual(problems, []);
+  });
+
+  it("puts no angle-bracket placeholder in any prose, which Markdown renderers would swallow", () => {
+    const found: string[] = [];
+    const walk = (value: unknown, where: string) => {
+      if (typeof value !== "object" || value === null) return;
+      for (const [key, child] of Object.entries(value)) {
+        if ((key === "description" || key === "summary" || key === "title") && typeof child === "string" && /[<>]/.test(child)) {
+          found.push(`${where}/${key}: ${child}`);
+        }
+        walk(child, `${where}/${key}`);
+      }
+    };
+    walk(document, "#");
+    assert.deepEqual(found, []);
   });
 
   it("closes every object schema, so an extra or missing field is caught", () => {
@@ -69,49 +125,27 @@ describe("the OpenAPI document", () => {
   });
 });
 
-describe("GET {BASE_PATH}/openapi.json and {BASE_PATH}/docs", () => {
+describe("GET {BASE_PATH}/openapi.json", () => {
   let server: TestServer;
   before(async () => {
     server = await startTestServer({ basePath: "/api" });
   });
   after(() => server.close());
 
-  it("serves the document for the server's own base path, without a key", async () => {
+  it("serves the document for the server's own PUBLIC_URL and base path, without a key", async () => {
     const res = await fetch(`${server.restUrl}/openapi.json`);
     assert.equal(res.status, 200);
     assert.equal(res.headers.get("content-type"), "application/json; charset=utf-8");
+    assert.equal(res.headers.get("cache-control"), "no-cache");
     assert.match(res.headers.get("x-request-id") ?? "", /./);
     const served = (await res.json()) as unknown;
-    assert.deepEqual(served, JSON.parse(JSON.stringify(createOpenApiDocument({ basePath: "/api" }))));
-    assert.equal((served as { servers: { url: string }[] }).servers[0]!.url, "/api");
+    assert.deepEqual(served, JSON.parse(JSON.stringify(createOpenApiDocument({ basePath: "/api", publicUrl: server.url }))));
+    assert.equal((served as { servers: { url: string }[] }).servers[0]!.url, `${server.url}/api`);
     assert.equal((await fetch(`${server.url}/v1/openapi.json`)).status, 404);
   });
 
-  it("renders a docs page of every operation and schema, with no script and a strict CSP", async () => {
-    const res = await fetch(`${server.restUrl}/docs`);
-    assert.equal(res.status, 200);
-    assert.equal(res.headers.get("content-type"), "text/html; charset=utf-8");
-    const csp = res.headers.get("content-security-policy") ?? "";
-    assert.match(csp, /^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/]+=*'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'$/);
-    assert.equal(res.headers.get("x-content-type-options"), "nosniff");
-    const html = await res.text();
-    assert.doesNotMatch(html, /<script|https?:\/\/(?!spec\.)/i);
-    for (const [path, item] of Object.entries(document.paths)) {
-      for (const [method, operation] of Object.entries(item)) {
-        assert.ok(html.includes(`id="op-${operation.operationId}"`), operation.operationId);
-        assert.ok(html.includes(`<span class="method ${method}">${method}</span><code>/api${path}</code>`), `${method} ${path}`);
-      }
-    }
-    for (const name of Object.keys(document.components.schemas)) assert.ok(html.includes(`id="schema-${name}"`), name);
-    for (const parameter of ["pageSize", "pageToken", "clientReference", "status", "id"]) assert.ok(html.includes(`<code>${parameter}</code>`));
-    // The inline stylesheet is exactly the one the CSP's hash allows.
-    const style = /<style>([\s\S]*?)<\/style>/.exec(html)![1]!;
-    const { createHash } = await import("node:crypto");
-    assert.ok(csp.includes(`'sha256-${createHash("sha256").update(style).digest("base64")}'`));
-  });
-
   it("answers other methods with 405", async () => {
-    const res = await fetch(`${server.restUrl}/docs`, { method: "POST" });
+    const res = await fetch(`${server.restUrl}/openapi.json`, { method: "POST" });
     assert.equal(res.status, 405);
     assert.equal(res.headers.get("allow"), "GET, HEAD");
   });

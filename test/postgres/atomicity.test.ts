@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { ForeignKeyConstraintViolationException } from "@mikro-orm/core";
+import { Code, ConnectError } from "@connectrpc/connect";
 import type { PaymentIntentRecord } from "../../src/domain/payment-intent.js";
 import { createSystemClock } from "../../src/lib/clock.js";
 import { createIdGenerator } from "../../src/lib/ids.js";
@@ -48,7 +48,7 @@ describe("PostgreSQL payment intent insert is one transaction", { skip }, () => 
     const { rows } = await queryDatabase<{ intents: string; methods: string; splits: string }>(
       db.url,
       `select (select count(*) from payment_intents where id = $1) as intents,
-              (select count(*) from payment_intent_methods where payment_intent_id = $1) as methods,
+              (select coalesce(sum(cardinality(payment_methods)), 0) from payment_intents where id = $1) as methods,
               (select count(*) from payment_intent_splits where payment_intent_id = $1) as splits`,
       [intentId],
     );
@@ -70,8 +70,8 @@ describe("PostgreSQL payment intent insert is one transaction", { skip }, () => 
       createdAt: clock.now(),
       updatedAt: clock.now(),
     });
-    const own = await stores.accounts.insert(account("merchantA", "1000000001"));
-    const foreign = await stores.accounts.insert(account("merchantB", "1000000002"));
+    const own = await stores.accounts.insert(account("merchantA", "1000000001"), { maxPerMerchant: 10 });
+    const foreign = await stores.accounts.insert(account("merchantB", "1000000002"), { maxPerMerchant: 10 });
     assert.ok(own.inserted && foreign.inserted);
     ownAccountId = own.record.id;
     foreignAccountId = foreign.record.id;
@@ -88,9 +88,15 @@ describe("PostgreSQL payment intent insert is one transaction", { skip }, () => 
   for (const c of cases) {
     it(`writes nothing when a split names ${c.name}`, async () => {
       const record = intentOf("merchantA", `atomic-${c.name.replace(/\W+/g, "-")}`, c.accounts());
-      // The foreign key fails on the split, after the intent and its methods
-      // were written in the same transaction: all of it must roll back.
-      await assert.rejects(stores.intents.insert(record), ForeignKeyConstraintViolationException);
+      // The foreign key fails on the split, after the intent was written by
+      // the same statement: all of it must roll back. A value the database
+      // refuses is the request's fault (400), never an outage (503).
+      await assert.rejects(stores.intents.insert(record), (error: unknown) => {
+        assert.ok(error instanceof ConnectError);
+        assert.equal(error.code, Code.InvalidArgument);
+        assert.equal(error.rawMessage, "the request conflicts with a rule of the stored data");
+        return true;
+      });
       assert.deepEqual({ ...(await rowsOf(record.id)) }, { intents: "0", methods: "0", splits: "0" });
       assert.equal(await stores.intents.findById("merchantA", record.id), undefined);
       // The reference stays free: a good insert with it now succeeds.

@@ -48,12 +48,12 @@ describe("REST routing", () => {
   }
 
   const notAllowed: { method: string; path: string; allow: string[] }[] = [
-    { method: "PUT", path: "/v2/payment-intents", allow: ["GET", "POST"] },
-    { method: "DELETE", path: "/v2/payment-intents", allow: ["GET", "POST"] },
-    { method: "PATCH", path: "/v2/payment-intents", allow: ["GET", "POST"] },
-    { method: "POST", path: "/v2/payment-intents/pi_1", allow: ["DELETE", "GET"] },
-    { method: "PUT", path: "/v2/payment-intents/pi_1", allow: ["DELETE", "GET"] },
-    { method: "DELETE", path: "/v2/settlement-accounts", allow: ["GET", "POST"] },
+    { method: "PUT", path: "/v2/payment-intents", allow: ["GET", "HEAD", "POST"] },
+    { method: "DELETE", path: "/v2/payment-intents", allow: ["GET", "HEAD", "POST"] },
+    { method: "PATCH", path: "/v2/payment-intents", allow: ["GET", "HEAD", "POST"] },
+    { method: "POST", path: "/v2/payment-intents/pi_1", allow: ["DELETE", "GET", "HEAD"] },
+    { method: "PUT", path: "/v2/payment-intents/pi_1", allow: ["DELETE", "GET", "HEAD"] },
+    { method: "DELETE", path: "/v2/settlement-accounts", allow: ["GET", "HEAD", "POST"] },
   ];
   for (const { method, path, allow } of notAllowed) {
     it(`answers 405 with Allow for ${method} ${path}, before checking the key`, async () => {

@@ -172,6 +172,79 @@ describe("REST list settlement accounts", () => {
   });
 
   it("refuses query parameters it does not know", async () => {
-    expectError(await client.request("GET", "/v2/settlement-accounts?pageSize=5"), 400, /unknown query parameter pageSize\b/);
+    expectError(await client.request("GET", "/v2/settlement-accounts?limit=5"), 400, /unknown query parameter limit\b/);
+  });
+});
+
+describe("REST list settlement accounts: paging", () => {
+  let server: TestServer;
+  let client: RestClient;
+  const created: SettlementAccountJson[] = [];
+  before(async () => {
+    const clock = createManualClock("2025-09-03T08:00:00.000Z");
+    server = await startTestServer({ clock });
+    client = createRestClient(server);
+    for (let i = 0; i < 7; i++) {
+      clock.advance(1000);
+      created.push(expectJson<SettlementAccountJson>(await client.createAccount(validAccount(), "merchantA"), 201));
+    }
+  });
+  after(() => server.close());
+
+  it("pages newest first with nextPageToken and a Link header, to the last page", async () => {
+    const newestFirst = [...created].reverse();
+    const seen: SettlementAccountJson[] = [];
+    let path = "/v2/settlement-accounts?pageSize=3";
+    for (let pageNumber = 0; pageNumber < 3; pageNumber++) {
+      const res = await client.request("GET", path);
+      const page = expectJson<AccountList & { nextPageToken?: string }>(res, 200);
+      seen.push(...page.settlementAccounts);
+      if (pageNumber < 2) {
+        assert.equal(page.settlementAccounts.length, 3);
+        assert.equal(typeof page.nextPageToken, "string");
+        const link = res.headers.get("link") ?? "";
+        assert.match(link, /^<\/v1\/v2\/settlement-accounts\?pageSize=3&pageToken=[^>]+>; rel="next"$/);
+        path = `/v2/settlement-accounts?pageSize=3&pageToken=${encodeURIComponent(page.nextPageToken!)}`;
+      } else {
+        assert.deepEqual(Object.keys(page), ["settlementAccounts"], "no nextPageToken on the last page");
+        assert.equal(res.headers.get("link"), null);
+      }
+    }
+    assert.deepEqual(seen, newestFirst);
+  });
+
+  it("defaults to 50 per page and refuses a page size outside 1–100 or a token from elsewhere", async () => {
+    assert.equal(expectJson<AccountList>(await client.listAccounts("merchantA"), 200).settlementAccounts.length, 7);
+    for (const size of ["0", "101", "x", "1.5"]) {
+      expectError(await client.request("GET", `/v2/settlement-accounts?pageSize=${size}`), 400, /pageSize/);
+    }
+    const first = expectJson<{ nextPageToken: string }>(await client.request("GET", "/v2/settlement-accounts?pageSize=1"), 200);
+    // Another merchant's token, and a payment intent listing's token, are refused.
+    expectError(
+      await client.request("GET", `/v2/settlement-accounts?pageToken=${encodeURIComponent(first.nextPageToken)}`, { merchant: "merchantB" }),
+      400,
+      /pageToken is not valid/,
+    );
+    expectError(
+      await client.request("GET", `/v2/payment-intents?pageToken=${encodeURIComponent(first.nextPageToken)}`),
+      400,
+      /pageToken is not valid/,
+    );
+  });
+});
+
+describe("REST settlement accounts: the per-merchant limit", () => {
+  it("refuses the account past the limit with 409, and keeps serving the rest", async () => {
+    const server = await startTestServer({ maxSettlementAccounts: 2 });
+    try {
+      const client = createRestClient(server);
+      expectJson(await client.createAccount(validAccount()), 201);
+      expectJson(await client.createAccount(validAccount()), 201);
+      expectError(await client.createAccount(validAccount()), 409, /^a merchant may register at most 2 settlement accounts; this one has reached that$/);
+      expectJson(await client.createAccount(validAccount(), "merchantB"), 201);
+      assert.equal(expectJson<AccountList>(await client.listAccounts(), 200).settlementAccounts.length, 2);
+    } finally {
+      await server.close();
+    }
   });
 });

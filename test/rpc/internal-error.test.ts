@@ -26,6 +26,7 @@ describe("an unexpected error", () => {
   const logged: string[] = [];
   const logger: Logger = {
     info() {},
+    warn() {},
     error: (fields, message) => logged.push(JSON.stringify({ message, ...fields })),
   };
 

@@ -4,22 +4,27 @@ import { after, before, describe, it } from "node:test";
 import { Code, createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { Health, HealthCheckResponse_ServingStatus } from "../../gen/health/v1/health_pb.js";
-import { createSystemClock } from "../../src/lib/clock.js";
 import { createOperations } from "../../src/server/operations.js";
 import { createReadiness, type Readiness } from "../../src/server/readiness.js";
+import type { StoreHealth, StoreState } from "../../src/store/store-health.js";
 import { expectConnectError } from "../rpc/support/rpc-helpers.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 
-/** A store whose reachability the test switches. */
+const healthyState: StoreState = { kind: "postgres", reachable: true, since: undefined, unreachableForMs: 0, pendingMigrations: [] };
+
+/** A store whose state the test switches. */
 function switchableStore() {
   const store = {
-    reachable: true,
-    async ping() {
-      if (!store.reachable) throw new Error("connect ECONNREFUSED");
-    },
+    current: healthyState,
+    state: () => store.current,
+    probe: async () => {},
   };
-  return store;
+  return store satisfies StoreHealth;
 }
+
+/** The /readyz body of a ready instance on that store. */
+const readyBody = (store: StoreState = healthyState) =>
+  JSON.stringify({ status: 200, title: "OK", message: "ready", detail: { state: "ready", store: { ...store, notReadyAfterMs: 1000 } } });
 
 async function getJson(url: string, init: RequestInit = {}) {
   const res = await fetch(url, init);
@@ -34,8 +39,7 @@ describe("health probes and gRPC health", () => {
 
   before(async () => {
     store = switchableStore();
-    // cacheMs 0: every check asks the store, so the switch shows at once.
-    readiness = createReadiness({ store, clock: createSystemClock(), timeoutMs: 500, cacheMs: 0 });
+    readiness = createReadiness({ store, unreachableGraceMs: 1000 });
     const operations = createOperations(readiness);
     server = await startTestServer({ app: operations });
     health = createClient(Health, createGrpcTransport({ baseUrl: server.url }));
@@ -45,10 +49,10 @@ describe("health probes and gRPC health", () => {
   const ok = (message: string) => JSON.stringify({ status: 200, title: "OK", message });
 
   it("GET /healthz and /readyz answer 200 without a key, outside BASE_PATH", async () => {
-    for (const [path, message] of [["/healthz", "alive"], ["/readyz", "ready"]] as const) {
+    for (const [path, body] of [["/healthz", ok("alive")], ["/readyz", readyBody()]] as const) {
       const res = await getJson(`${server.url}${path}`);
       assert.equal(res.status, 200, path);
-      assert.equal(res.text, ok(message));
+      assert.equal(res.text, body);
       assert.equal(res.headers.get("content-type"), "application/json");
       assert.equal(res.headers.get("cache-control"), "no-store");
     }
@@ -59,7 +63,7 @@ describe("health probes and gRPC health", () => {
   it("answers HEAD without a body and refuses other methods with 405 and Allow", async () => {
     const head = await fetch(`${server.url}/readyz`, { method: "HEAD" });
     assert.equal(head.status, 200);
-    assert.equal(head.headers.get("content-length"), String(Buffer.byteLength(ok("ready"))));
+    assert.equal(head.headers.get("content-length"), String(Buffer.byteLength(readyBody())));
     assert.equal(await head.text(), "");
     const post = await getJson(`${server.url}/healthz`, { method: "POST" });
     assert.equal(post.status, 405);
@@ -103,18 +107,68 @@ describe("health probes and gRPC health", () => {
     assert.deepEqual(Object.keys(statuses).sort(), ["", "payments.v2.PaymentIntentService", "payments.v2.SettlementAccountService"]);
   });
 
-  it("turns /readyz 503 and gRPC NOT_SERVING while the store is unreachable; /healthz stays 200", async () => {
-    store.reachable = false;
+  it("stays 200 and SERVING while the store is unreachable within the grace, showing it in the detail", async () => {
+    const failing = { ...healthyState, reachable: false, unreachableForMs: 1000, lastFailure: { reason: "the connection failed (ECONNREFUSED)", at: new Date(0) } };
+    store.current = failing;
+    try {
+      const ready = await getJson(`${server.url}/readyz`);
+      assert.equal(ready.status, 200);
+      assert.equal(ready.text, readyBody(failing));
+      assert.equal((await health.check({ service: "" })).status, HealthCheckResponse_ServingStatus.SERVING);
+    } finally {
+      store.current = healthyState;
+    }
+  });
+
+  it("turns /readyz 503 and gRPC NOT_SERVING once the store is unreachable past the grace; /healthz stays 200", async () => {
+    store.current = { ...healthyState, reachable: false, since: new Date("2026-11-23T10:00:00.000Z"), unreachableForMs: 1001 };
     try {
       const ready = await getJson(`${server.url}/readyz`);
       assert.equal(ready.status, 503);
-      assert.deepEqual(JSON.parse(ready.text), { status: 503, title: "Service Unavailable", message: "the store is unreachable" });
+      assert.deepEqual(JSON.parse(ready.text), {
+        status: 503,
+        title: "Service Unavailable",
+        message: "the store has been unreachable for longer than 1 s",
+        detail: { state: "store unreachable", store: { ...JSON.parse(JSON.stringify(store.current)), notReadyAfterMs: 1000 } },
+      });
       assert.equal((await health.check({ service: "" })).status, HealthCheckResponse_ServingStatus.NOT_SERVING);
       assert.equal((await getJson(`${server.url}/healthz`)).status, 200);
     } finally {
-      store.reachable = true;
+      store.current = healthyState;
     }
     assert.equal((await getJson(`${server.url}/readyz`)).status, 200);
+  });
+
+  it("turns /readyz 503 and gRPC NOT_SERVING while migrations are pending", async () => {
+    store.current = { ...healthyState, pendingMigrations: ["Migration20261123000000_methods_array"] };
+    try {
+      const ready = await getJson(`${server.url}/readyz`);
+      assert.equal(ready.status, 503);
+      const body = JSON.parse(ready.text) as { message: string; detail: { state: string } };
+      assert.equal(body.message, "database migrations are pending: apply them (npm run db:migrate)");
+      assert.equal(body.detail.state, "migrations pending");
+      assert.equal((await health.check({ service: "" })).status, HealthCheckResponse_ServingStatus.NOT_SERVING);
+    } finally {
+      store.current = healthyState;
+    }
+  });
+
+  it("shows the detail only to a request bearing METRICS_TOKEN when one is set", async () => {
+    const token = "metrics-token-0123456789";
+    const guarded = await startTestServer({ app: createOperations(createReadiness({ store: switchableStore() }), { detailToken: token }) });
+    try {
+      const open = await getJson(`${guarded.url}/readyz`);
+      assert.equal(open.status, 200);
+      assert.equal(open.text, ok("ready"));
+      for (const authorization of [`Bearer ${token}`, `bearer ${token}`]) {
+        const bearing = await getJson(`${guarded.url}/readyz`, { headers: { authorization } });
+        assert.equal((JSON.parse(bearing.text) as { detail?: { state: string } }).detail?.state, "ready", authorization);
+      }
+      const wrong = await getJson(`${guarded.url}/readyz`, { headers: { authorization: `Bearer ${token}x` } });
+      assert.equal(wrong.text, ok("ready"));
+    } finally {
+      await guarded.close();
+    }
   });
 
   // Last: shutdown is for good.
@@ -122,7 +176,8 @@ describe("health probes and gRPC health", () => {
     readiness.beginShutdown();
     const ready = await getJson(`${server.url}/readyz`);
     assert.equal(ready.status, 503);
-    assert.deepEqual(JSON.parse(ready.text), { status: 503, title: "Service Unavailable", message: "the server is shutting down" });
+    const body = JSON.parse(ready.text) as { status: number; title: string; message: string; detail: { state: string } };
+    assert.deepEqual([body.status, body.title, body.message, body.detail.state], [503, "Service Unavailable", "the server is shutting down", "draining"]);
     assert.equal((await health.check({ service: "payments.v2.PaymentIntentService" })).status, HealthCheckResponse_ServingStatus.NOT_SERVING);
     assert.equal((await getJson(`${server.url}/healthz`)).status, 200);
   });

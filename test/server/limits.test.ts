@@ -6,12 +6,13 @@ import { setTimeout as delay } from "node:timers/promises";
 import { Code, createClient } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
 import { SettlementAccountService } from "../../gen/payments/v2/settlement_account_pb.js";
-import { createRateLimitedVerifier } from "../../src/auth/rate-limited-verifier.js";
-import { createRateLimiter } from "../../src/lib/rate-limiter.js";
-import type { HttpRoute } from "../../src/server/http-route.js";
+import { createFailedAuthThrottle } from "../../src/limits/failed-auth-throttle.js";
+import { createMemoryRateLimiter } from "../../src/limits/memory-rate-limiter.js";
+import type { HttpRoute } from "../../src/http/http-route.js";
 import { expectConnectError } from "../rpc/support/rpc-helpers.js";
 import { createManualClock } from "../support/manual-clock.js";
 import { createRestClient, expectJson } from "../support/rest-client.js";
+import { keysUnder, randomPrefix, redisUnavailable, testRedisUrl } from "../support/redis.js";
 import { startServerProcess, type ServerProcess } from "../support/server-process.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 
@@ -42,7 +43,7 @@ describe("per-key rate limit", () => {
   before(async () => {
     const limit = { ratePerSecond: 2, burst: 3 };
     server = await startTestServer({
-      wrapVerifier: (verifier) => createRateLimitedVerifier(verifier, createRateLimiter({ ...limit, clock }), limit),
+      app: { keyLimit: { limiter: createMemoryRateLimiter({ ...limit, clock }), limit } },
     });
   });
   after(() => server.close());
@@ -80,6 +81,54 @@ describe("per-key rate limit", () => {
       const error = await expectConnectError(client.listSettlementAccounts({}, { headers }), Code.ResourceExhausted, /rate limit exceeded/);
       assert.equal(error.metadata.get("retry-after"), "1");
     }
+  });
+});
+
+describe("failed-authentication throttle per client address", () => {
+  let server: TestServer;
+  const clock = createManualClock();
+
+  before(async () => {
+    const limiter = createMemoryRateLimiter({ ratePerSecond: 1 / 60, burst: 3, clock });
+    server = await startTestServer({ app: { failedAuth: createFailedAuthThrottle({ limiter, clock }) } });
+  });
+  after(() => server.close());
+
+  const list = (authorization: string) =>
+    fetch(`${server.restUrl}/v2/settlement-accounts`, { headers: { authorization } }).then(async (res) => ({
+      status: res.status,
+      retryAfter: res.headers.get("retry-after"),
+      body: (await res.json()) as { message: string },
+    }));
+
+  it("answers 401 until the address has spent its budget, then 429 with Retry-After for unknown keys", async () => {
+    // The merchants have been calling all along: their keys are known good (on PostgreSQL, cached).
+    assert.equal((await list(server.bearer("merchantA"))).status, 200);
+    assert.equal((await list(server.bearer("merchantB"))).status, 200);
+    const statuses = [];
+    for (let i = 0; i < 5; i++) statuses.push((await list(`Bearer sk_test_unknown_${i}_0123456789`)).status);
+    // Three failures are the budget; the fourth is refused by the limiter and blocks the address.
+    assert.deepEqual(statuses, [401, 401, 401, 401, 429]);
+    const blocked = await list("Bearer sk_test_another_unknown_key");
+    assert.equal(blocked.status, 429);
+    assert.match(blocked.body.message, /^too many failed authentications from this address; retry after \d+ s$/);
+    assert.ok(Number(blocked.retryAfter) >= 1);
+  });
+
+  it("still lets a known key through from the blocked address, over REST and RPC, and no other", async () => {
+    assert.equal((await list(server.bearer())).status, 200);
+    const client = createClient(SettlementAccountService, createGrpcTransport({ baseUrl: server.url }));
+    const listed = await client.listSettlementAccounts({}, { headers: { authorization: server.bearer("merchantB") } });
+    assert.deepEqual(listed.settlementAccounts, []);
+    await expectConnectError(
+      client.listSettlementAccounts({}, { headers: { authorization: "Bearer sk_test_still_unknown_key" } }),
+      Code.ResourceExhausted,
+    );
+  });
+
+  it("lifts the block once the budget refills", async () => {
+    clock.advance(10 * 60_000);
+    assert.equal((await list("Bearer sk_test_unknown_after_a_while")).status, 401);
   });
 });
 
@@ -231,5 +280,29 @@ describe("limits set through the environment (src/main.ts)", () => {
     } finally {
       session.destroy();
     }
+  });
+});
+
+describe("the per-key limit across instances with REDIS_URL (src/main.ts)", { skip: await redisUnavailable() }, () => {
+  const key = "sk_test_shared_limit_key_1";
+  const prefix = randomPrefix();
+  let servers: ServerProcess[] = [];
+  before(async () => {
+    const env = { RATE_LIMIT_RPS: "1", RATE_LIMIT_BURST: "3", REDIS_URL: testRedisUrl, REDIS_KEY_PREFIX: prefix };
+    servers = await Promise.all([0, 1].map(() => startServerProcess({ apiKeys: `acme:${key}`, env })));
+  });
+  after(() => Promise.all(servers.map((server) => server.stop())));
+
+  it("counts a key's requests on every instance against one budget, stored under the prefix by hash", async () => {
+    const list = (server: ServerProcess) =>
+      fetch(`${server.url}/v1/v2/settlement-accounts`, { headers: { authorization: `Bearer ${key}` } });
+    const statuses = [];
+    // Alternating instances, as a balancer would: 3 pass in all, not 3 on each.
+    for (let i = 0; i < 6; i++) statuses.push((await list(servers[i % 2]!)).status);
+    assert.deepEqual(statuses, [200, 200, 200, 429, 429, 429]);
+    const keys = await keysUnder(testRedisUrl, prefix);
+    assert.equal(keys.length, 1);
+    assert.match(keys[0]!, new RegExp(`^${prefix}:api-key:[0-9a-f]{64}$`));
+    for (const server of servers) assert.match(server.stderr(), /rate limits are shared through Redis/);
   });
 });

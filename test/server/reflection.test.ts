@@ -10,7 +10,6 @@ import { createGrpcTransport } from "@connectrpc/connect-node";
 import { http } from "../../gen/google/api/annotations_pb.js";
 import * as v1 from "../../gen/grpc/reflection/v1/reflection_pb.js";
 import * as v1alpha from "../../gen/grpc/reflection/v1alpha/reflection_pb.js";
-import { createSystemClock } from "../../src/lib/clock.js";
 import { createOperations } from "../../src/server/operations.js";
 import { createReadiness } from "../../src/server/readiness.js";
 import { createMemoryStoreHealth } from "../../src/store/memory/memory-store-health.js";
@@ -62,7 +61,7 @@ describe("gRPC server reflection", () => {
   let server: TestServer;
 
   before(async () => {
-    const readiness = createReadiness({ store: createMemoryStoreHealth(), clock: createSystemClock(), timeoutMs: 500 });
+    const readiness = createReadiness({ store: createMemoryStoreHealth() });
     server = await startTestServer({ app: createOperations(readiness) });
   });
   after(() => server.close());

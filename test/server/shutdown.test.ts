@@ -3,9 +3,8 @@ import http2 from "node:http2";
 import net from "node:net";
 import { describe, it } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
-import { createSystemClock } from "../../src/lib/clock.js";
 import { silentLogger } from "../../src/lib/logger.js";
-import type { HttpRoute } from "../../src/server/http-route.js";
+import type { HttpRoute } from "../../src/http/http-route.js";
 import { createOperations } from "../../src/server/operations.js";
 import { createReadiness } from "../../src/server/readiness.js";
 import { createShutdown } from "../../src/server/shutdown.js";
@@ -51,7 +50,7 @@ interface Harness {
 }
 
 async function startHarness(options: { delayMs?: number; graceMs?: number } = {}): Promise<Harness> {
-  const readiness = createReadiness({ store: createMemoryStoreHealth(), clock: createSystemClock(), timeoutMs: 500, cacheMs: 0 });
+  const readiness = createReadiness({ store: createMemoryStoreHealth() });
   const operations = createOperations(readiness);
   const held = heldRoute();
   const server = await startTestServer({ app: { httpRoutes: [held.route, ...operations.httpRoutes] } });
@@ -136,7 +135,9 @@ describe("graceful shutdown", () => {
     const stopped = shutdown("SIGTERM");
     const ready = await fetch(`${server.url}/readyz`);
     assert.equal(ready.status, 503);
-    assert.deepEqual(await ready.json(), { status: 503, title: "Service Unavailable", message: "the server is shutting down" });
+    const { detail, ...body } = (await ready.json()) as { detail: { state: string } };
+    assert.deepEqual(body, { status: 503, title: "Service Unavailable", message: "the server is shutting down" });
+    assert.equal(detail.state, "draining");
     assert.equal((await fetch(`${server.url}/healthz`)).status, 200);
     await stopped;
     assert.equal(await refused(server.port), true);

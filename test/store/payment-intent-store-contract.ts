@@ -1,25 +1,29 @@
 import assert from "node:assert/strict";
-import { createHash } from "node:crypto";
 import { afterEach, beforeEach, describe, it } from "node:test";
 import type { PaymentAttemptRecord } from "../../src/domain/payment-attempt.js";
 import type { PaymentIntentRecord } from "../../src/domain/payment-intent.js";
 import type { SettlementAccountRecord } from "../../src/domain/settlement-account.js";
-import type { PaymentIntentStore } from "../../src/store/payment-intent-store.js";
+import type { ListQuery, PaymentIntentStore } from "../../src/store/payment-intent-store.js";
 import type { SettlementAccountStore } from "../../src/store/settlement-account-store.js";
+import {
+  accountId,
+  accountRecord,
+  at,
+  contractMerchants,
+  intentId,
+  intentRecord,
+  mutateIntent,
+  newestFirst,
+  unlimited,
+  uuidLike,
+  type ContractContext,
+  type ContractStores,
+} from "./contract-records.js";
+import { listWithAccountsContract } from "./list-with-accounts-contract.js";
+import { settlementAccountStoreContract } from "./settlement-account-store-contract.js";
+import { unstorableTextContract } from "./unstorable-text-contract.js";
 
-/** The stores under test, fresh and empty for every test. */
-export interface ContractStores {
-  intents: PaymentIntentStore;
-  accounts: SettlementAccountStore;
-  /** Releases whatever the factory opened (a connection pool, a database). */
-  close?(): Promise<void>;
-}
-
-/**
- * The merchants the suite writes for. A factory whose storage has a merchants
- * table with foreign keys to it must create these two before returning.
- */
-export const contractMerchants = { a: "merchantA", b: "merchantB" } as const;
+export { contractMerchants, type ContractStores } from "./contract-records.js";
 
 const { a: merchantA, b: merchantB } = contractMerchants;
 
@@ -47,6 +51,15 @@ export function paymentIntentStoreContract(name: string, makeStores: () => Promi
       await stores.close?.();
     });
 
+    /**
+     * The intents of a page. `now` defaults to the suite's first instant, before
+     * every record's expiresAt, so no pending intent counts as lapsed unless a
+     * test says so.
+     */
+    async function listIntents(query: Omit<ListQuery, "now"> & { now?: Date }): Promise<PaymentIntentRecord[]> {
+      return (await intents.list({ now: at(0), ...query })).map((item) => item.intent);
+    }
+
     /** Inserts and asserts the insert happened, returning what was passed in. */
     async function insertIntent(overrides: Partial<PaymentIntentRecord> = {}): Promise<PaymentIntentRecord> {
       const record = intentRecord(overrides);
@@ -57,10 +70,22 @@ export function paymentIntentStoreContract(name: string, makeStores: () => Promi
 
     async function insertAccount(overrides: Partial<SettlementAccountRecord> = {}): Promise<SettlementAccountRecord> {
       const record = accountRecord(overrides);
-      const result = await accounts.insert(record);
+      const result = await accounts.insert(record, unlimited);
       assert.equal(result.inserted, true, `insert of account ${record.id} was refused`);
       return record;
     }
+
+    const context: ContractContext = {
+      get intents() {
+        return intents;
+      },
+      get accounts() {
+        return accounts;
+      },
+      insertIntent,
+      insertAccount,
+      listIntents,
+    };
 
     describe("PaymentIntentStore", () => {
       describe("insert and findById", () => {
@@ -138,7 +163,7 @@ export function paymentIntentStoreContract(name: string, makeStores: () => Promi
 
           await assert.rejects(intents.insert(sameId));
           await assert.rejects(intents.insert(sameToken));
-          assert.deepEqual(await intents.list({ merchantId: merchantA, limit: 100 }), [first]);
+          assert.deepEqual(await listIntents({ merchantId: merchantA, limit: 100 }), [first]);
         });
 
         it("writes exactly one of 20 concurrent inserts of one reference", async () => {
@@ -154,7 +179,7 @@ export function paymentIntentStoreContract(name: string, makeStores: () => Promi
           for (const result of results) {
             if (!result.inserted) assert.deepEqual(result.existing, winner);
           }
-          assert.deepEqual(await intents.list({ merchantId: merchantA, limit: 100 }), [winner]);
+          assert.deepEqual(await listIntents({ merchantId: merchantA, limit: 100 }), [winner]);
           for (const attempt of attempts) {
             const found = await intents.findById(merchantA, attempt.id);
             assert.deepEqual(found, attempt.id === winner.id ? winner : undefined);
@@ -177,7 +202,7 @@ export function paymentIntentStoreContract(name: string, makeStores: () => Promi
             await insertIntent({ ...row, updatedAt: row.createdAt, clientReference: `order-${i}` });
           }
 
-          const listed = await intents.list({ merchantId: merchantA, limit: 100 });
+          const listed = await listIntents({ merchantId: merchantA, limit: 100 });
 
           assert.deepEqual(
             listed.map((r) => r.id),
@@ -188,7 +213,7 @@ export function paymentIntentStoreContract(name: string, makeStores: () => Promi
         it("returns at most limit rows, the newest", async () => {
           for (let i = 1; i <= 5; i++) await insertIntent({ id: intentId(i), createdAt: at(i), clientReference: `order-${i}` });
 
-          const listed = await intents.list({ merchantId: merchantA, limit: 2 });
+          const listed = await listIntents({ merchantId: merchantA, limit: 2 });
 
           assert.deepEqual(listed.map((r) => r.id), [intentId(5), intentId(4)]);
         });
@@ -205,7 +230,7 @@ export function paymentIntentStoreContract(name: string, makeStores: () => Promi
             const seen: string[] = [];
             let after: { createdAt: Date; id: string } | undefined;
             for (let pages = 0; pages < 20; pages++) {
-              const page = await intents.list({ merchantId: merchantA, limit, after });
+              const page = await listIntents({ merchantId: merchantA, limit, after });
               assert.ok(page.length <= limit);
               seen.push(...page.map((r) => r.id));
               const last = page[page.length - 1];
@@ -218,10 +243,10 @@ export function paymentIntentStoreContract(name: string, makeStores: () => Promi
 
         it("continues after a cursor whose row has since been cancelled", async () => {
           for (let i = 1; i <= 4; i++) await insertIntent({ id: intentId(i), createdAt: at(i), clientReference: `order-${i}` });
-          const [first, second] = await intents.list({ merchantId: merchantA, limit: 2 });
+          const [first, second] = await listIntents({ merchantId: merchantA, limit: 2 });
           await intents.cancel(merchantA, second!.id, at(100));
 
-          const next = await intents.list({ merchantId: merchantA, limit: 10, after: { createdAt: second!.createdAt, id: second!.id } });
+          const next = await listIntents({ merchantId: merchantA, limit: 10, after: { createdAt: second!.createdAt, id: second!.id } });
 
           assert.equal(first!.id, intentId(4));
           assert.deepEqual(next.map((r) => r.id), [intentId(2), intentId(1)]);
@@ -232,8 +257,8 @@ export function paymentIntentStoreContract(name: string, makeStores: () => Promi
           const wanted = await insertIntent({ id: intentId(2), clientReference: "order-2" });
           await insertIntent({ id: intentId(3), clientReference: "order-22" });
 
-          assert.deepEqual(await intents.list({ merchantId: merchantA, limit: 10, clientReference: "order-2" }), [wanted]);
-          assert.deepEqual(await intents.list({ merchantId: merchantA, limit: 10, clientReference: "order-9" }), []);
+          assert.deepEqual(await listIntents({ merchantId: merchantA, limit: 10, clientReference: "order-2" }), [wanted]);
+          assert.deepEqual(await listIntents({ merchantId: merchantA, limit: 10, clientReference: "order-9" }), []);
         });
 
         it("filters by status, and pages within the filter", async () => {
@@ -242,24 +267,24 @@ export function paymentIntentStoreContract(name: string, makeStores: () => Promi
             await insertIntent({ id: intentId(i + 1), status, createdAt: at(i), clientReference: `order-${i}` });
           }
 
-          const successful = await intents.list({ merchantId: merchantA, limit: 10, status: "successful" });
+          const successful = await listIntents({ merchantId: merchantA, limit: 10, status: "successful" });
           assert.deepEqual(successful.map((r) => r.id), [intentId(6), intentId(4), intentId(2)]);
           assert.ok(successful.every((r) => r.status === "successful"));
 
-          const afterFirst = await intents.list({
+          const afterFirst = await listIntents({
             merchantId: merchantA,
             limit: 10,
             status: "successful",
             after: { createdAt: successful[0]!.createdAt, id: successful[0]!.id },
           });
           assert.deepEqual(afterFirst.map((r) => r.id), [intentId(4), intentId(2)]);
-          assert.deepEqual((await intents.list({ merchantId: merchantA, limit: 10, status: "failed" })).map((r) => r.id), [intentId(3)]);
+          assert.deepEqual((await listIntents({ merchantId: merchantA, limit: 10, status: "failed" })).map((r) => r.id), [intentId(3)]);
         });
 
         it("combines the clientReference and status filters", async () => {
           await insertIntent({ id: intentId(1), clientReference: "order-1", status: "pending" });
-          assert.deepEqual(await intents.list({ merchantId: merchantA, limit: 10, clientReference: "order-1", status: "failed" }), []);
-          assert.equal((await intents.list({ merchantId: merchantA, limit: 10, clientReference: "order-1", status: "pending" })).length, 1);
+          assert.deepEqual(await listIntents({ merchantId: merchantA, limit: 10, clientReference: "order-1", status: "failed" }), []);
+          assert.equal((await listIntents({ merchantId: merchantA, limit: 10, clientReference: "order-1", status: "pending" })).length, 1);
         });
       });
 
@@ -280,9 +305,9 @@ export function paymentIntentStoreContract(name: string, makeStores: () => Promi
           const kept = await insertIntent({ id: intentId(2), clientReference: "order-2", createdAt: at(2) });
           await intents.cancel(merchantA, intentId(1), at(60));
 
-          assert.deepEqual(await intents.list({ merchantId: merchantA, limit: 10 }), [kept]);
-          assert.deepEqual(await intents.list({ merchantId: merchantA, limit: 10, clientReference: "order-1" }), []);
-          assert.deepEqual(await intents.list({ merchantId: merchantA, limit: 10, status: "cancelled" }), []);
+          assert.deepEqual(await listIntents({ merchantId: merchantA, limit: 10 }), [kept]);
+          assert.deepEqual(await listIntents({ merchantId: merchantA, limit: 10, clientReference: "order-1" }), []);
+          assert.deepEqual(await listIntents({ merchantId: merchantA, limit: 10, status: "cancelled" }), []);
         });
 
         it("answers undefined for a second cancel and leaves the first one's record", async () => {
@@ -454,16 +479,16 @@ export function paymentIntentStoreContract(name: string, makeStores: () => Promi
           const ofA = await insertIntent({ id: intentId(1), merchantId: merchantA, clientReference: "order-1", createdAt: at(1) });
           const ofB = await insertIntent({ id: intentId(2), merchantId: merchantB, clientReference: "order-1", createdAt: at(2) });
 
-          assert.deepEqual(await intents.list({ merchantId: merchantA, limit: 10 }), [ofA]);
-          assert.deepEqual(await intents.list({ merchantId: merchantB, limit: 10 }), [ofB]);
-          assert.deepEqual(await intents.list({ merchantId: merchantA, limit: 10, clientReference: "order-1" }), [ofA]);
-          assert.deepEqual(await intents.list({ merchantId: merchantA, limit: 10, status: "pending" }), [ofA]);
+          assert.deepEqual(await listIntents({ merchantId: merchantA, limit: 10 }), [ofA]);
+          assert.deepEqual(await listIntents({ merchantId: merchantB, limit: 10 }), [ofB]);
+          assert.deepEqual(await listIntents({ merchantId: merchantA, limit: 10, clientReference: "order-1" }), [ofA]);
+          assert.deepEqual(await listIntents({ merchantId: merchantA, limit: 10, status: "pending" }), [ofA]);
           // A cursor taken from another merchant's row still yields only own rows.
           assert.deepEqual(
-            await intents.list({ merchantId: merchantA, limit: 10, after: { createdAt: at(3), id: intentId(9) } }),
+            await listIntents({ merchantId: merchantA, limit: 10, after: { createdAt: at(3), id: intentId(9) } }),
             [ofA],
           );
-          assert.deepEqual(await intents.list({ merchantId: "merchant-without-rows", limit: 10 }), []);
+          assert.deepEqual(await listIntents({ merchantId: "merchant-without-rows", limit: 10 }), []);
         });
 
         it("cancel of another merchant's intent answers undefined and changes nothing", async () => {
@@ -471,7 +496,7 @@ export function paymentIntentStoreContract(name: string, makeStores: () => Promi
 
           assert.equal(await intents.cancel(merchantB, ofA.id, at(60)), undefined);
           assert.deepEqual(await intents.findById(merchantA, ofA.id), ofA);
-          assert.deepEqual(await intents.list({ merchantId: merchantA, limit: 10 }), [ofA]);
+          assert.deepEqual(await listIntents({ merchantId: merchantA, limit: 10 }), [ofA]);
         });
       });
 
@@ -495,7 +520,7 @@ export function paymentIntentStoreContract(name: string, makeStores: () => Promi
           const expected = structuredClone(stored);
 
           mutateIntent((await intents.findById(merchantA, stored.id))!);
-          for (const row of await intents.list({ merchantId: merchantA, limit: 10 })) mutateIntent(row);
+          for (const row of await listIntents({ merchantId: merchantA, limit: 10 })) mutateIntent(row);
           const refused = await intents.insert(intentRecord({ id: intentId(2), clientReference: "order-1" }));
           assert.ok(!refused.inserted);
           mutateIntent(refused.existing);
@@ -515,202 +540,9 @@ export function paymentIntentStoreContract(name: string, makeStores: () => Promi
       });
     });
 
-    describe("SettlementAccountStore", () => {
-      it("inserts an account and reads it back with every field", async () => {
-        const record = accountRecord({
-          id: accountId(1),
-          accountName: "Ada Lovelace Ventures",
-          accountNumber: "0123456789",
-          bankName: "Zenith Bank",
-          bankCode: "057",
-          createdAt: new Date("2024-05-01T10:00:00.123Z"),
-          updatedAt: new Date("2024-05-01T10:00:00.999Z"),
-        });
-
-        assert.deepEqual(await accounts.insert(record), { inserted: true, record });
-        assert.deepEqual(await accounts.listByMerchant(merchantA), [record]);
-        assert.deepEqual(await accounts.findByIds(merchantA, [record.id]), [record]);
-      });
-
-      it("refuses the same (bankCode, accountNumber) twice for a merchant and returns the stored one", async () => {
-        const stored = await insertAccount({ id: accountId(1), bankCode: "057", accountNumber: "0123456789", accountName: "First" });
-
-        const result = await accounts.insert(
-          accountRecord({ id: accountId(2), bankCode: "057", accountNumber: "0123456789", accountName: "Second" }),
-        );
-
-        assert.deepEqual(result, { inserted: false, existing: stored });
-        assert.deepEqual(await accounts.listByMerchant(merchantA), [stored]);
-      });
-
-      it("accepts the same account number at another bank", async () => {
-        await insertAccount({ id: accountId(1), bankCode: "057", accountNumber: "0123456789" });
-        await insertAccount({ id: accountId(2), bankCode: "058", accountNumber: "0123456789" });
-        assert.equal((await accounts.listByMerchant(merchantA)).length, 2);
-      });
-
-      it("accepts the same account for another merchant", async () => {
-        const ofA = await insertAccount({ id: accountId(1), merchantId: merchantA });
-        const ofB = accountRecord({ id: accountId(2), merchantId: merchantB });
-
-        assert.deepEqual(await accounts.insert(ofB), { inserted: true, record: ofB });
-        assert.deepEqual(await accounts.listByMerchant(merchantA), [ofA]);
-        assert.deepEqual(await accounts.listByMerchant(merchantB), [ofB]);
-      });
-
-      it("writes exactly one of 20 concurrent inserts of one account", async () => {
-        const results = await Promise.all(
-          Array.from({ length: 20 }, (_, i) => accounts.insert(accountRecord({ id: accountId(100 + i) }))),
-        );
-        assert.equal(results.filter((r) => r.inserted).length, 1);
-        assert.equal((await accounts.listByMerchant(merchantA)).length, 1);
-      });
-
-      it("listByMerchant orders newest first, then id desc, and shows only the merchant's accounts", async () => {
-        const rows = [
-          { id: accountId(4), createdAt: at(10) },
-          { id: accountId(1), createdAt: at(30) },
-          { id: accountId(2), createdAt: at(20) },
-          { id: accountId(6), createdAt: at(20) },
-        ];
-        for (const [i, row] of rows.entries()) {
-          await insertAccount({ ...row, updatedAt: row.createdAt, accountNumber: accountNumber(i) });
-        }
-        await insertAccount({ id: accountId(9), merchantId: merchantB, createdAt: at(99), accountNumber: accountNumber(9) });
-
-        assert.deepEqual(
-          (await accounts.listByMerchant(merchantA)).map((r) => r.id),
-          [accountId(1), accountId(6), accountId(2), accountId(4)],
-        );
-        assert.deepEqual(await accounts.listByMerchant("merchant-without-rows"), []);
-      });
-
-      it("findByIds returns the merchant's accounts among the ids, each once, leaving out unknown and foreign ids", async () => {
-        const one = await insertAccount({ id: accountId(1), accountNumber: accountNumber(1) });
-        const two = await insertAccount({ id: accountId(2), accountNumber: accountNumber(2) });
-        await insertAccount({ id: accountId(3), accountNumber: accountNumber(3) });
-        await insertAccount({ id: accountId(4), merchantId: merchantB, accountNumber: accountNumber(4) });
-
-        const found = await accounts.findByIds(merchantA, [accountId(2), accountId(4), accountId(99), accountId(1), accountId(2)]);
-
-        assert.deepEqual([...found].sort((x, y) => (x.id < y.id ? -1 : 1)), [one, two]);
-        assert.deepEqual(await accounts.findByIds(merchantB, [accountId(1), accountId(2)]), []);
-        assert.deepEqual(await accounts.findByIds(merchantA, []), []);
-      });
-
-      it("findEarliest returns the merchant's first registered account, the lowest id on a tie", async () => {
-        assert.equal(await accounts.findEarliest(merchantA), undefined);
-        await insertAccount({ id: accountId(1), createdAt: at(30), accountNumber: accountNumber(1) });
-        await insertAccount({ id: accountId(5), createdAt: at(10), accountNumber: accountNumber(5) });
-        await insertAccount({ id: accountId(3), createdAt: at(10), accountNumber: accountNumber(3) });
-        await insertAccount({ id: accountId(2), merchantId: merchantB, createdAt: at(1), accountNumber: accountNumber(2) });
-
-        assert.equal((await accounts.findEarliest(merchantA))?.id, accountId(3));
-        assert.equal((await accounts.findEarliest(merchantB))?.id, accountId(2));
-        assert.equal(await accounts.findEarliest("merchant-without-rows"), undefined);
-      });
-
-      it("keeps what was stored when inserted or returned accounts are mutated", async () => {
-        const record = accountRecord({ id: accountId(1) });
-        const expected = structuredClone(record);
-        const result = await accounts.insert(record);
-        assert.ok(result.inserted);
-        mutateAccount(record);
-        mutateAccount(result.record);
-        for (const row of await accounts.listByMerchant(merchantA)) mutateAccount(row);
-        for (const row of await accounts.findByIds(merchantA, [expected.id])) mutateAccount(row);
-        mutateAccount((await accounts.findEarliest(merchantA))!);
-        const refused = await accounts.insert(accountRecord({ id: accountId(2) }));
-        assert.ok(!refused.inserted);
-        mutateAccount(refused.existing);
-
-        assert.deepEqual(await accounts.listByMerchant(merchantA), [expected]);
-      });
-    });
+    settlementAccountStoreContract(context);
+    listWithAccountsContract(context);
+    unstorableTextContract(context);
   });
 }
 
-const baseTime = Date.parse("2024-05-01T10:00:00.000Z");
-
-/** at(n) is n seconds and n milliseconds after a fixed instant, so every value has milliseconds. */
-function at(n: number): Date {
-  return new Date(baseTime + n * 1001);
-}
-
-/** A UUIDv7-shaped id; a larger n sorts later. */
-function uuidLike(n: number): string {
-  return `0190a1b2-c3d4-7e5f-8a6b-${n.toString(16).padStart(12, "0")}`;
-}
-
-const intentId = (n: number) => `pi_${uuidLike(n)}`;
-const accountId = (n: number) => `sa_${uuidLike(n)}`;
-const accountNumber = (n: number) => String(n).padStart(10, "0");
-
-function intentRecord(overrides: Partial<PaymentIntentRecord> = {}): PaymentIntentRecord {
-  const id = overrides.id ?? intentId(1);
-  const createdAt = overrides.createdAt ?? at(0);
-  return {
-    id,
-    merchantId: merchantA,
-    amount: 50_000n,
-    totalAmount: 50_000n,
-    currency: "NGN",
-    country: "NG",
-    customerEmail: "ada@example.com",
-    receiptEmail: "ada@example.com",
-    status: "pending",
-    clientReference: "order-1",
-    paymentMethods: ["card", "bank_transfer", "ussd"],
-    callbackUrl: null,
-    // Valid by construction: a successful intent always has its transaction.
-    transaction: overrides.status === "successful" ? `txn_${id}` : null,
-    splits: [],
-    checkoutToken: createHash("sha256").update(`checkout ${id}`).digest("base64url"),
-    requestFingerprint: createHash("sha256").update(`request ${id}`).digest("hex"),
-    createdAt,
-    updatedAt: createdAt,
-    expiresAt: new Date(createdAt.getTime() + 86_400_000),
-    deletedAt: null,
-    ...overrides,
-  };
-}
-
-function accountRecord(overrides: Partial<SettlementAccountRecord> = {}): SettlementAccountRecord {
-  const createdAt = overrides.createdAt ?? at(0);
-  return {
-    id: accountId(1),
-    merchantId: merchantA,
-    accountName: "Ada Ventures",
-    accountNumber: "0123456789",
-    bankName: "Zenith Bank",
-    bankCode: "057",
-    createdAt,
-    updatedAt: createdAt,
-    ...overrides,
-  };
-}
-
-function newestFirst(x: { createdAt: Date; id: string }, y: { createdAt: Date; id: string }): number {
-  return y.createdAt.getTime() - x.createdAt.getTime() || (x.id < y.id ? 1 : x.id > y.id ? -1 : 0);
-}
-
-/** Changes every mutable part of a record a caller holds. */
-function mutateIntent(record: PaymentIntentRecord): void {
-  record.amount = 1n;
-  record.status = "failed";
-  record.clientReference = "mutated";
-  record.paymentMethods.push("mutated");
-  record.paymentMethods[0] = "mutated";
-  for (const split of record.splits) split.splitAmount = 999n;
-  record.splits.push({ settlementAccountId: "mutated", splitAmount: 1n });
-  record.createdAt.setTime(0);
-  record.updatedAt.setTime(0);
-  record.deletedAt?.setTime(0);
-}
-
-function mutateAccount(record: SettlementAccountRecord): void {
-  record.accountName = "mutated";
-  record.accountNumber = "9999999999";
-  record.createdAt.setTime(0);
-  record.updatedAt.setTime(0);
-}

@@ -83,17 +83,23 @@ export function adminQuery<R extends pg.QueryResultRow = Record<string, unknown>
 export interface MigratedStoresOptions {
   poolMax?: number;
   statementTimeoutMs?: number;
+  /** Default: the configuration's, 2000 ms or the statement timeout if shorter. */
+  lockTimeoutMs?: number;
   clock?: Clock;
+  /** Apply the migrations first (default true); false for a database migrated already, or reached through a pooler. */
+  migrate?: boolean;
 }
 
 /** openMigratedStores opens the PostgreSQL stores on url with every migration applied. */
 export function openMigratedStores(url: string, options: MigratedStoresOptions = {}): Promise<PostgresStores> {
   const clock = options.clock ?? createSystemClock();
+  const statementTimeoutMs = options.statementTimeoutMs ?? 5000;
   return openPostgresStores({
     url,
     poolMax: options.poolMax ?? 10,
-    statementTimeoutMs: options.statementTimeoutMs ?? 5000,
-    migrate: true,
+    statementTimeoutMs,
+    lockTimeoutMs: options.lockTimeoutMs ?? Math.min(2000, statementTimeoutMs),
+    migrate: options.migrate ?? true,
     clock,
     ids: createIdGenerator(clock),
   });

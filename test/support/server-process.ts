@@ -26,6 +26,8 @@ export interface ServerProcessOptions {
   /** How long to wait for the "listening" log line. */
   startTimeoutMs?: number;
   env?: Record<string, string>;
+  /** Node options before the script, e.g. --inspect=127.0.0.1:0 for a drill that inspects the process. */
+  nodeArgs?: string[];
 }
 
 /**
@@ -36,11 +38,11 @@ export interface ServerProcessOptions {
  */
 export function startServerProcess(options: ServerProcessOptions): Promise<ServerProcess> {
   // Drills burst far past the default per-key rate limit; a test of the limit sets it in env.
-  const env: Record<string, string | undefined> = { ...process.env, PORT: "0", HOST: "127.0.0.1", RATE_LIMIT_RPS: "0", ...options.env };
+  const env: Record<string, string | undefined> = { ...process.env, PORT: "0", HOST: "127.0.0.1", RATE_LIMIT_RPS: "0", AUTH_FAILURES_PER_MINUTE: "0", ...options.env };
   env.DATABASE_URL = options.databaseUrl;
   env.API_KEYS = options.apiKeys;
   for (const name of Object.keys(env)) if (env[name] === undefined) delete env[name];
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), "--import", "tsx", "src/main.ts"], {
     cwd: repoRoot,
     env,
     stdio: ["ignore", "pipe", "pipe"],

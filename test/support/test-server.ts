@@ -6,9 +6,8 @@ import { createIdGenerator } from "../../src/lib/ids.js";
 import { silentLogger, type Logger } from "../../src/lib/logger.js";
 import { createApp, type AppOptions } from "../../src/server/create-app.js";
 import { listen, type ListeningServer, type ListenOptions } from "../../src/server/listen.js";
-import type { NodeHandler } from "../../src/server/node-http.js";
-import { createMemoryPaymentIntentStore } from "../../src/store/memory/memory-payment-intent-store.js";
-import { createMemorySettlementAccountStore } from "../../src/store/memory/memory-settlement-account-store.js";
+import type { NodeHandler } from "../../src/http/node-http.js";
+import { createMemoryStores } from "../../src/store/memory/create-memory-stores.js";
 import type { PaymentIntentStore } from "../../src/store/payment-intent-store.js";
 import type { SettlementAccountStore } from "../../src/store/settlement-account-store.js";
 import type { ApiKeyVerifier } from "../../src/auth/api-key-verifier.js";
@@ -38,9 +37,11 @@ export interface TestServerOptions {
    */
   store?: "memory" | "postgres";
   /** Extra createApp parts: plain HTTP routes, RPC services without a key, observers (metrics). */
-  app?: Pick<AppOptions, "httpRoutes" | "rpcServices" | "events" | "onRequestEnd">;
+  app?: Pick<AppOptions, "httpRoutes" | "procedures" | "events" | "onRequestEnd" | "cors" | "keyLimit" | "failedAuth">;
   /** Wraps the API key verifier the server uses (e.g. in a rate limit). */
   wrapVerifier?(verifier: ApiKeyVerifier): ApiKeyVerifier;
+  /** Most settlement accounts one merchant may register. */
+  maxSettlementAccounts?: number;
   /** Listener limits (timeouts, HTTP/2 stream cap). */
   limits?: ListenOptions["limits"];
 }
@@ -60,8 +61,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   };
   const basePath = options.basePath ?? "/v1";
   const entries = Object.entries(keys).map(([merchantId, key]) => ({ merchantId, merchantName: merchantId, key }));
-  let intents = options.intents ?? createMemoryPaymentIntentStore();
-  let accounts = options.accounts ?? createMemorySettlementAccountStore();
+  // One memory state for both, so list items show the accounts registered (as one database does).
+  const memory = createMemoryStores();
+  let intents = options.intents ?? memory.intents;
+  let accounts = options.accounts ?? memory.accounts;
   let verifier: ApiKeyVerifier = createMemoryApiKeyVerifier(entries);
   let closeStores = async () => {};
   if ((options.store ?? testStoreKind) === "postgres" && !options.intents && !options.accounts) {
@@ -91,6 +94,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     processors: options.processors ?? ["paystack"],
     pageTokenSecret: randomBytes(32).toString("base64url"),
     maxBodyBytes: 64 * 1024,
+    maxSettlementAccounts: options.maxSettlementAccounts,
     ...options.app,
   });
   return {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { Code } from "@connectrpc/connect";
-import { errorBody, httpStatusOf, reasonPhrase } from "../../src/transport/http-status.js";
+import { errorBody, httpStatusOf, reasonPhrase } from "../../src/http/http-status.js";
 
 /** The table of the issue (§4 "Errors"); every other code is a server fault. */
 const expected: Partial<Record<keyof typeof Code, number>> = {

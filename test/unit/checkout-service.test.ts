@@ -11,7 +11,7 @@ import { createPageTokenCodec } from "../../src/service/page-token.js";
 import type { PaymentEvents } from "../../src/service/payment-events.js";
 import { createPaymentExpiry, type PaymentExpiry } from "../../src/service/payment-expiry.js";
 import { createPaymentIntentService, type PaymentIntentService } from "../../src/service/payment-intent-service.js";
-import { createPaymentIntentPresenter } from "../../src/service/payment-intent-view.js";
+import { createPaymentIntentPresenter } from "../../src/service/payment-intent-presenter.js";
 import { createPaymentMethodCatalogue } from "../../src/service/payment-method-catalogue.js";
 import { createMemoryPaymentIntentStore } from "../../src/store/memory/memory-payment-intent-store.js";
 import { createMemorySettlementAccountStore } from "../../src/store/memory/memory-settlement-account-store.js";
@@ -191,9 +191,9 @@ describe("payment lifecycle (service layer, injected clock)", () => {
   it("a list filtered by status never shows a lapsed intent as pending", async () => {
     await newIntent();
     clock.advance(day);
-    assert.deepEqual((await api.list("m1", create(ListPaymentIntentsRequestSchema, { pageSize: 10, status: "pending" }))).items, []);
+    assert.deepEqual((await api.list("m1", create(ListPaymentIntentsRequestSchema, { pageSize: 10, status: "pending" }))).paymentIntents, []);
     const expired = await api.list("m1", create(ListPaymentIntentsRequestSchema, { pageSize: 10, status: "expired" }));
-    assert.equal(expired.items.length, 1);
+    assert.equal(expired.paymentIntents.length, 1);
   });
 
   it("pending → cancelled by delete; then the page shows cancelled and refuses payment", async () => {

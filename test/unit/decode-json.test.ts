@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { CreatePaymentIntentRequestSchema, ListPaymentIntentsRequestSchema } from "../../gen/payments/v2/payment_intent_pb.js";
-import { decodeRestJson } from "../../src/transport/rest/decode-json.js";
-import { paymentMethodAdapter } from "../../src/transport/rest/payment-method-adapter.js";
+import { decodeRestJson } from "../../src/protocols/decode-json.js";
+import { paymentMethodAdapter } from "../../src/protocols/rest/payment-method-adapter.js";
 
 const adapters = new Map([paymentMethodAdapter]);
 const decodeCreate = (json: unknown) => decodeRestJson(CreatePaymentIntentRequestSchema, json, adapters);

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { GetPaymentIntentRequestSchema, ListPaymentIntentsRequestSchema } from "../../gen/payments/v2/payment_intent_pb.js";
-import { decodeRestQuery } from "../../src/transport/rest/decode-query.js";
+import { decodeRestQuery } from "../../src/protocols/rest/decode-query.js";
 
 const decodeList = (query: string) => decodeRestQuery(ListPaymentIntentsRequestSchema, new URLSearchParams(query), []);
 

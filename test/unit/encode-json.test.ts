@@ -9,7 +9,13 @@ import {
   PaymentIntentSchema,
 } from "../../gen/payments/v2/payment_intent_pb.js";
 import { SettlementAccountSchema } from "../../gen/payments/v2/settlement_account_pb.js";
-import { encodeRestJson } from "../../src/transport/rest/encode-json.js";
+import type { DescMessage } from "@bufbuild/protobuf";
+import { createRestEncoders } from "../../src/protocols/rest/encode-json.js";
+
+const encoders = createRestEncoders();
+/** The REST JSON of a message, parsed back: what a client reads. */
+const encodeRestJson = (schema: DescMessage, message: object): Record<string, unknown> =>
+  JSON.parse(encoders.encoderFor(schema)(message)) as Record<string, unknown>;
 
 const createdAt = timestampFromDate(new Date("2024-05-01T10:00:00.000Z"));
 const updatedAt = timestampFromDate(new Date("2024-05-01T10:00:01.050Z"));
@@ -40,7 +46,7 @@ const intentJson = {
   clientReference: "order-1",
 };
 
-describe("encodeRestJson", () => {
+describe("createRestEncoders", () => {
   it("renders an intent with null for unset optional and message fields and [] for empty lists", () => {
     const message = create(PaymentIntentSchema, intentFields);
     assert.deepEqual(encodeRestJson(PaymentIntentSchema, message), {

@@ -4,13 +4,18 @@ import { createPageTokenCodec, type PageTokenScope } from "../../src/service/pag
 
 const secret = "0123456789abcdef0123456789abcdef";
 const codec = createPageTokenCodec(secret);
-const scope: PageTokenScope = { merchantId: "merchantA", clientReference: "", status: "" };
+const scope: PageTokenScope = { merchantId: "merchantA", query: ["payment_intents", "", ""] };
+/** The scope of a payment intent listing with these filters. */
+const intents = (filters: { clientReference?: string; status?: string }): PageTokenScope => ({
+  merchantId: "merchantA",
+  query: ["payment_intents", filters.clientReference ?? "", filters.status ?? ""],
+});
 const cursor = { createdAt: new Date("2024-05-01T10:00:00.123Z"), id: "pi_0190a1b2-c3d4-7e5f-8a6b-000000000001" };
 const base64url = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
 describe("createPageTokenCodec", () => {
   it("decodes what it encoded, to the millisecond", () => {
-    for (const s of [scope, { merchantId: "merchantA", clientReference: "order-1", status: "pending" }]) {
+    for (const s of [scope, intents({ clientReference: "order-1", status: "pending" })]) {
       assert.deepEqual(codec.decode(codec.encode(cursor, s), s), cursor);
     }
   });
@@ -69,7 +74,7 @@ describe("createPageTokenCodec", () => {
     assert.equal(codec.decode(token, scope), undefined);
   });
 
-  const otherFilters: { name: string; issued: Partial<PageTokenScope>; used: Partial<PageTokenScope> }[] = [
+  const otherFilters: { name: string; issued: { clientReference?: string; status?: string }; used: { clientReference?: string; status?: string } }[] = [
     { name: "a clientReference filter added", issued: {}, used: { clientReference: "order-1" } },
     { name: "the clientReference filter dropped", issued: { clientReference: "order-1" }, used: {} },
     { name: "another clientReference", issued: { clientReference: "order-1" }, used: { clientReference: "order-2" } },
@@ -79,10 +84,16 @@ describe("createPageTokenCodec", () => {
   ];
   for (const { name, issued, used } of otherFilters) {
     it(`refuses a token used with other filters: ${name}`, () => {
-      const token = codec.encode(cursor, { ...scope, ...issued });
-      assert.equal(codec.decode(token, { ...scope, ...used }), undefined);
+      const token = codec.encode(cursor, intents(issued));
+      assert.equal(codec.decode(token, intents(used)), undefined);
     });
   }
+
+  it("refuses a token of another resource's listing, whatever its filters", () => {
+    const token = codec.encode(cursor, { merchantId: "merchantA", query: ["settlement_accounts"] });
+    assert.equal(codec.decode(token, scope), undefined);
+    assert.equal(codec.decode(token, { merchantId: "merchantA", query: ["events", "", ""] }), undefined);
+  });
 
   it("refuses a token signed with another secret", () => {
     const token = createPageTokenCodec("fedcba9876543210fedcba9876543210").encode(cursor, scope);

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { compilePathTemplate } from "../../src/transport/rest/path-template.js";
+import { compilePathTemplate } from "../../src/protocols/rest/path-template.js";
 
 describe("compilePathTemplate", () => {
   const cases: { template: string; path: string; want: Record<string, string> | undefined }[] = [

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { PaymentIntentService } from "../../gen/payments/v2/payment_intent_pb.js";
 import { SettlementAccountService } from "../../gen/payments/v2/settlement_account_pb.js";
-import { createRouteTable } from "../../src/transport/rest/route-table.js";
+import { createRouteTable } from "../../src/protocols/rest/route-table.js";
 
 type Want =
   | { found: string; pathValues?: Record<string, string> }
@@ -32,11 +32,11 @@ describe("createRouteTable", () => {
     { method: "DELETE", path: "/v2/payment-intents/a%2Fb", want: { found: "DeletePaymentIntent", pathValues: { id: "a/b" } } },
     { method: "POST", path: "/v2/settlement-accounts", want: { found: "CreateSettlementAccount" } },
     { method: "GET", path: "/v2/settlement-accounts", want: { found: "ListSettlementAccounts" } },
-    { method: "PUT", path: "/v2/payment-intents", want: { allow: ["GET", "POST"] } },
-    { method: "DELETE", path: "/v2/payment-intents", want: { allow: ["GET", "POST"] } },
-    { method: "PATCH", path: "/v2/payment-intents/pi_1", want: { allow: ["DELETE", "GET"] } },
-    { method: "POST", path: "/v2/payment-intents/pi_1", want: { allow: ["DELETE", "GET"] } },
-    { method: "DELETE", path: "/v2/settlement-accounts", want: { allow: ["GET", "POST"] } },
+    { method: "PUT", path: "/v2/payment-intents", want: { allow: ["GET", "HEAD", "POST"] } },
+    { method: "DELETE", path: "/v2/payment-intents", want: { allow: ["GET", "HEAD", "POST"] } },
+    { method: "PATCH", path: "/v2/payment-intents/pi_1", want: { allow: ["DELETE", "GET", "HEAD"] } },
+    { method: "POST", path: "/v2/payment-intents/pi_1", want: { allow: ["DELETE", "GET", "HEAD"] } },
+    { method: "DELETE", path: "/v2/settlement-accounts", want: { allow: ["GET", "HEAD", "POST"] } },
     { method: "GET", path: "/v2/settlement-accounts/sa_1", want: "not-found" },
     { method: "DELETE", path: "/v2/settlement-accounts/sa_1", want: "not-found" },
     { method: "GET", path: "/v2/payment-intents/", want: "not-found" },

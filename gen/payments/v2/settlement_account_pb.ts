@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file payments/v2/settlement_account.proto.
  */
 export const file_payments_v2_settlement_account: GenFile = /*@__PURE__*/
-  fileDesc("CiRwYXltZW50cy92Mi9zZXR0bGVtZW50X2FjY291bnQucHJvdG8SC3BheW1lbnRzLnYyItMBChFTZXR0bGVtZW50QWNjb3VudBIKCgJpZBgBIAEoCRIUCgxhY2NvdW50X25hbWUYAiABKAkSFgoOYWNjb3VudF9udW1iZXIYAyABKAkSEQoJYmFua19uYW1lGAQgASgJEhEKCWJhbmtfY29kZRgFIAEoCRIuCgpjcmVhdGVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJ0Ch5DcmVhdGVTZXR0bGVtZW50QWNjb3VudFJlcXVlc3QSFAoMYWNjb3VudF9uYW1lGAEgASgJEhYKDmFjY291bnRfbnVtYmVyGAIgASgJEhEKCWJhbmtfbmFtZRgDIAEoCRIRCgliYW5rX2NvZGUYBCABKAkiHwodTGlzdFNldHRsZW1lbnRBY2NvdW50c1JlcXVlc3QiXQoeTGlzdFNldHRsZW1lbnRBY2NvdW50c1Jlc3BvbnNlEjsKE3NldHRsZW1lbnRfYWNjb3VudHMYASADKAsyHi5wYXltZW50cy52Mi5TZXR0bGVtZW50QWNjb3VudDK8AgoYU2V0dGxlbWVudEFjY291bnRTZXJ2aWNlEooBChdDcmVhdGVTZXR0bGVtZW50QWNjb3VudBIrLnBheW1lbnRzLnYyLkNyZWF0ZVNldHRsZW1lbnRBY2NvdW50UmVxdWVzdBoeLnBheW1lbnRzLnYyLlNldHRsZW1lbnRBY2NvdW50IiKC0+STAhw6ASoiFy92Mi9zZXR0bGVtZW50LWFjY291bnRzEpIBChZMaXN0U2V0dGxlbWVudEFjY291bnRzEioucGF5bWVudHMudjIuTGlzdFNldHRsZW1lbnRBY2NvdW50c1JlcXVlc3QaKy5wYXltZW50cy52Mi5MaXN0U2V0dGxlbWVudEFjY291bnRzUmVzcG9uc2UiH4LT5JMCGRIXL3YyL3NldHRsZW1lbnQtYWNjb3VudHNiBnByb3RvMw", [file_google_api_annotations, file_google_protobuf_timestamp]);
+  fileDesc("CiRwYXltZW50cy92Mi9zZXR0bGVtZW50X2FjY291bnQucHJvdG8SC3BheW1lbnRzLnYyItMBChFTZXR0bGVtZW50QWNjb3VudBIKCgJpZBgBIAEoCRIUCgxhY2NvdW50X25hbWUYAiABKAkSFgoOYWNjb3VudF9udW1iZXIYAyABKAkSEQoJYmFua19uYW1lGAQgASgJEhEKCWJhbmtfY29kZRgFIAEoCRIuCgpjcmVhdGVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJ0Ch5DcmVhdGVTZXR0bGVtZW50QWNjb3VudFJlcXVlc3QSFAoMYWNjb3VudF9uYW1lGAEgASgJEhYKDmFjY291bnRfbnVtYmVyGAIgASgJEhEKCWJhbmtfbmFtZRgDIAEoCRIRCgliYW5rX2NvZGUYBCABKAkiWQodTGlzdFNldHRsZW1lbnRBY2NvdW50c1JlcXVlc3QSFgoJcGFnZV9zaXplGAEgASgFSACIAQESEgoKcGFnZV90b2tlbhgCIAEoCUIMCgpfcGFnZV9zaXplInYKHkxpc3RTZXR0bGVtZW50QWNjb3VudHNSZXNwb25zZRI7ChNzZXR0bGVtZW50X2FjY291bnRzGAEgAygLMh4ucGF5bWVudHMudjIuU2V0dGxlbWVudEFjY291bnQSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJMrwCChhTZXR0bGVtZW50QWNjb3VudFNlcnZpY2USigEKF0NyZWF0ZVNldHRsZW1lbnRBY2NvdW50EisucGF5bWVudHMudjIuQ3JlYXRlU2V0dGxlbWVudEFjY291bnRSZXF1ZXN0Gh4ucGF5bWVudHMudjIuU2V0dGxlbWVudEFjY291bnQiIoLT5JMCHDoBKiIXL3YyL3NldHRsZW1lbnQtYWNjb3VudHMSkgEKFkxpc3RTZXR0bGVtZW50QWNjb3VudHMSKi5wYXltZW50cy52Mi5MaXN0U2V0dGxlbWVudEFjY291bnRzUmVxdWVzdBorLnBheW1lbnRzLnYyLkxpc3RTZXR0bGVtZW50QWNjb3VudHNSZXNwb25zZSIfgtPkkwIZEhcvdjIvc2V0dGxlbWVudC1hY2NvdW50c2IGcHJvdG8z", [file_google_api_annotations, file_google_protobuf_timestamp]);
 
 /**
  * SettlementAccount is the §2.4 object.
@@ -106,11 +106,24 @@ export const CreateSettlementAccountRequestSchema: GenMessage<CreateSettlementAc
   messageDesc(file_payments_v2_settlement_account, 1);
 
 /**
- * ListSettlementAccountsRequest has no parameters: a merchant has few accounts.
+ * ListSettlementAccountsRequest selects one page of the caller's accounts.
  *
  * @generated from message payments.v2.ListSettlementAccountsRequest
  */
 export type ListSettlementAccountsRequest = Message<"payments.v2.ListSettlementAccountsRequest"> & {
+  /**
+   * 1 to 100; 50 when not given.
+   *
+   * @generated from field: optional int32 page_size = 1;
+   */
+  pageSize?: number | undefined;
+
+  /**
+   * The previous page's next_page_token.
+   *
+   * @generated from field: string page_token = 2;
+   */
+  pageToken: string;
 };
 
 /**
@@ -121,7 +134,7 @@ export const ListSettlementAccountsRequestSchema: GenMessage<ListSettlementAccou
   messageDesc(file_payments_v2_settlement_account, 2);
 
 /**
- * ListSettlementAccountsResponse holds every account of the caller.
+ * ListSettlementAccountsResponse holds one page of the caller's accounts.
  *
  * @generated from message payments.v2.ListSettlementAccountsResponse
  */
@@ -130,6 +143,13 @@ export type ListSettlementAccountsResponse = Message<"payments.v2.ListSettlement
    * @generated from field: repeated payments.v2.SettlementAccount settlement_accounts = 1;
    */
   settlementAccounts: SettlementAccount[];
+
+  /**
+   * Set when another page exists.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
 };
 
 /**
@@ -156,7 +176,8 @@ export const SettlementAccountService: GenService<{
     output: typeof SettlementAccountSchema;
   },
   /**
-   * ListSettlementAccounts lists the caller's accounts, newest first.
+   * ListSettlementAccounts lists the caller's accounts, newest first, with
+   * keyset paging as for payment intents.
    *
    * @generated from rpc payments.v2.SettlementAccountService.ListSettlementAccounts
    */

@@ -1,20 +1,49 @@
 import type { PaymentAttemptRecord } from "../../domain/payment-attempt.js";
-import type { PaymentIntentRecord } from "../../domain/payment-intent.js";
-import type { InsertResult, ListQuery, PaymentIntentStore, StatusChange } from "../payment-intent-store.js";
-import { compareNewestFirst } from "./compare-newest-first.js";
+import type { PaymentIntentRecord, PaymentIntentStatus } from "../../domain/payment-intent.js";
+import type { SettlementAccountRecord } from "../../domain/settlement-account.js";
+import type { InsertResult, IntentWithAccount, ListQuery, PaymentIntentStore, StatusChange } from "../payment-intent-store.js";
+import { checkStorableText, isStorableText } from "../storable-text.js";
+import { compareCreation, firstNotBefore, insertInCreationOrder } from "./creation-order.js";
+import { createDeadlineHeap } from "./deadline-heap.js";
+import { copyAccount, createMemoryAccountTable, type MemoryAccountTable } from "./memory-account-table.js";
+
+export interface MemoryPaymentIntentStoreOptions {
+  /**
+   * The settlement accounts list items show (createMemoryStores shares them
+   * with the account store). Without it the store sees no accounts, and every
+   * item's account is null.
+   */
+  accounts?: MemoryAccountTable;
+}
+
+/** One stored intent. A write replaces its record; the indexes hold the slot, so they never go stale. */
+interface Slot {
+  record: PaymentIntentRecord;
+}
+
+const keyOf = (slot: Slot) => slot.record;
 
 /**
  * createMemoryPaymentIntentStore keeps intents in process memory, behaving as
  * the PostgreSQL store does. Records are copied in and out so a caller can
  * never change stored state by mutating what it holds.
+ *
+ * Each merchant's intents are kept in creation order (createdAt, then id), so
+ * a page is a binary search for the cursor and a walk newest first that
+ * copies only what it returns; a clientReference filter is one lookup in the
+ * reference index; the expiry sweep reads a heap of deadlines.
  */
-export function createMemoryPaymentIntentStore(): PaymentIntentStore {
-  const byId = new Map<string, PaymentIntentRecord>();
-  const idByReference = new Map<string, string>();
-  const idByCheckoutToken = new Map<string, string>();
+export function createMemoryPaymentIntentStore(options: MemoryPaymentIntentStoreOptions = {}): PaymentIntentStore {
+  const accounts = options.accounts ?? createMemoryAccountTable();
+  const byId = new Map<string, Slot>();
+  const byMerchant = new Map<string, Slot[]>();
+  const byReference = new Map<string, Slot>();
+  const byCheckoutToken = new Map<string, Slot>();
   const attemptsById = new Map<string, PaymentAttemptRecord[]>();
+  /** Live pending intents by expiresAt; entries that were paid, cancelled or expired meanwhile are skipped. */
+  const deadlines = createDeadlineHeap<Slot>();
   // One queue per intent: every status write on it (attempts, cancel,
-  // transitions, expiry) runs one after another, as row locks make them do in
+  // transitions) runs one after another, as row locks make them do in
   // PostgreSQL; an attempt waiting on its processor holds the queue.
   const queues = new Map<string, Promise<unknown>>();
   function serialized<T>(id: string, work: () => Promise<T>): Promise<T> {
@@ -26,106 +55,175 @@ export function createMemoryPaymentIntentStore(): PaymentIntentStore {
     });
     return run;
   }
+  const referenceKey = (merchantId: string, clientReference: string) => `${merchantId}\u0000${clientReference}`;
+
+  function ownSlot(merchantId: string, id: string): Slot | undefined {
+    const slot = byId.get(id);
+    return slot && slot.record.merchantId === merchantId ? slot : undefined;
+  }
 
   /** Applies a status change to a live intent that is still change.from. */
   function applyChange(merchantId: string, id: string, change: StatusChange): PaymentIntentRecord | undefined {
-    const found = byId.get(id);
-    if (!found || found.merchantId !== merchantId || found.deletedAt !== null || found.status !== change.from) return undefined;
-    const updated = copy({
-      ...found,
-      status: change.to,
-      updatedAt: change.at,
-      transaction: change.transaction ?? found.transaction,
-    });
-    byId.set(id, updated);
-    return copy(updated);
+    const slot = ownSlot(merchantId, id);
+    const found = slot?.record;
+    if (!slot || !found || found.deletedAt !== null || found.status !== change.from) return undefined;
+    slot.record = copy({ ...found, status: change.to, updatedAt: change.at, transaction: change.transaction ?? found.transaction });
+    return copy(slot.record);
   }
-  const referenceKey = (merchantId: string, clientReference: string) => `${merchantId}\u0000${clientReference}`;
+
+  /** The account a list item shows (§2.4), as the PostgreSQL list query joins it. */
+  function accountOf(record: PaymentIntentRecord): SettlementAccountRecord | null {
+    const first = record.splits[0];
+    const account = first ? accounts.find(record.merchantId, first.settlementAccountId) : accounts.ofMerchant(record.merchantId)[0];
+    return account ? copyAccount(account) : null;
+  }
+
+  const withAccount = (record: PaymentIntentRecord): IntentWithAccount => ({ intent: copy(record), account: accountOf(record) });
 
   return {
     async insert(record): Promise<InsertResult> {
+      checkStorableText([
+        record.id,
+        record.merchantId,
+        record.customerEmail,
+        record.receiptEmail,
+        record.clientReference,
+        record.callbackUrl,
+        record.transaction,
+        record.checkoutToken,
+        record.requestFingerprint,
+        ...record.paymentMethods,
+        ...record.splits.map((s) => s.settlementAccountId),
+      ]);
       const key = referenceKey(record.merchantId, record.clientReference);
-      const existingId = idByReference.get(key);
-      if (existingId !== undefined) return { inserted: false, existing: copy(byId.get(existingId)!) };
+      const existing = byReference.get(key);
+      if (existing) return { inserted: false, existing: copy(existing.record) };
       // As the primary key and unique constraints do in PostgreSQL: an id
       // and a checkout token are never reused.
       if (byId.has(record.id)) throw new Error(`payment intent id ${record.id} already exists`);
-      if (idByCheckoutToken.has(record.checkoutToken)) throw new Error("checkout token already exists");
+      if (byCheckoutToken.has(record.checkoutToken)) throw new Error("checkout token already exists");
       // Check and write happen in one synchronous step, so concurrent inserts
       // of one reference cannot both succeed.
-      byId.set(record.id, copy(record));
-      idByReference.set(key, record.id);
-      idByCheckoutToken.set(record.checkoutToken, record.id);
+      const slot: Slot = { record: copy(record) };
+      byId.set(record.id, slot);
+      byReference.set(key, slot);
+      byCheckoutToken.set(record.checkoutToken, slot);
+      let ofMerchant = byMerchant.get(record.merchantId);
+      if (!ofMerchant) byMerchant.set(record.merchantId, (ofMerchant = []));
+      insertInCreationOrder(ofMerchant, slot, keyOf);
+      if (record.status === "pending" && record.deletedAt === null) deadlines.push(record.expiresAt.getTime(), slot);
       return { inserted: true, record: copy(record) };
     },
 
     async findById(merchantId, id) {
-      const found = byId.get(id);
-      return found && found.merchantId === merchantId ? copy(found) : undefined;
+      const slot = ownSlot(merchantId, id);
+      return slot && copy(slot.record);
+    },
+
+    async findWithAccount(merchantId, id) {
+      const slot = ownSlot(merchantId, id);
+      return slot && withAccount(slot.record);
     },
 
     async list(query: ListQuery) {
-      const rows: PaymentIntentRecord[] = [];
-      for (const row of byId.values()) {
-        if (row.merchantId !== query.merchantId || row.deletedAt !== null) continue;
-        if (query.clientReference !== undefined && row.clientReference !== query.clientReference) continue;
-        if (query.status !== undefined && row.status !== query.status) continue;
-        if (query.after && compareNewestFirst(query.after, row) >= 0) continue;
-        rows.push(row);
+      // As in PostgreSQL, where such a string cannot even be compared: no row can match it.
+      if (!isStorableText(query.clientReference ?? "") || !isStorableText(query.after?.id ?? "")) return [];
+      const now = query.now.getTime();
+      const shown = (record: PaymentIntentRecord) => record.deletedAt === null && hasListedStatus(record, query.status, now);
+      if (query.clientReference !== undefined) {
+        const slot = byReference.get(referenceKey(query.merchantId, query.clientReference));
+        if (!slot || !shown(slot.record) || query.limit < 1) return [];
+        if (query.after && compareCreation(slot.record, query.after) >= 0) return [];
+        return [withAccount(slot.record)];
       }
-      return rows.sort(compareNewestFirst).slice(0, query.limit).map(copy);
+      const slots = byMerchant.get(query.merchantId);
+      if (!slots) return [];
+      const page: IntentWithAccount[] = [];
+      const start = query.after ? firstNotBefore(slots, keyOf, query.after) : slots.length;
+      for (let i = start - 1; i >= 0 && page.length < query.limit; i--) {
+        const record = slots[i]!.record;
+        if (shown(record)) page.push(withAccount(record));
+      }
+      return page;
     },
 
-    cancel: (merchantId, id, at) => serialized(id, async () => {
-      const found = byId.get(id);
-      if (!found || found.merchantId !== merchantId || found.deletedAt !== null || found.status !== "pending") {
-        return undefined;
-      }
-      const updated = copy({ ...found, status: "cancelled", updatedAt: at, deletedAt: at });
-      byId.set(id, updated);
-      return copy(updated);
-    }),
+    cancel: (merchantId, id, at) =>
+      serialized(id, async () => {
+        const slot = ownSlot(merchantId, id);
+        const found = slot?.record;
+        if (!slot || !found || found.deletedAt !== null || found.status !== "pending") return undefined;
+        slot.record = copy({ ...found, status: "cancelled", updatedAt: at, deletedAt: at });
+        return copy(slot.record);
+      }),
 
     async findByCheckoutToken(token) {
-      const id = idByCheckoutToken.get(token);
-      return id === undefined ? undefined : copy(byId.get(id)!);
+      const slot = byCheckoutToken.get(token);
+      return slot && copy(slot.record);
     },
 
-    transition: (merchantId, id, change) => serialized(id, async () => applyChange(merchantId, id, change)),
+    transition: (merchantId, id, change) =>
+      serialized(id, async () => {
+        checkStorableText([change.transaction]);
+        return applyChange(merchantId, id, change);
+      }),
 
     attempt(merchantId, id, decide) {
       return serialized(id, async () => {
-        const found = byId.get(id);
-        if (!found || found.merchantId !== merchantId) return undefined;
+        const slot = ownSlot(merchantId, id);
+        if (!slot) return undefined;
+        const found = slot.record;
         const earlier = (attemptsById.get(id) ?? []).map(copyAttempt);
         const decision = await decide(copy(found), earlier);
         if (decision.attempt) {
-          attemptsById.set(id, [...(attemptsById.get(id) ?? []), copyAttempt(decision.attempt)]);
+          const attempt = decision.attempt;
+          checkStorableText([attempt.id, attempt.paymentIntentId, attempt.merchantId, attempt.method, attempt.processorReference, attempt.declineReason]);
+          attemptsById.set(id, [...(attemptsById.get(id) ?? []), copyAttempt(attempt)]);
         }
         if (decision.next) {
+          checkStorableText([decision.next.transaction]);
           applyChange(merchantId, id, { from: found.status, to: decision.next.status, at: decision.next.at, transaction: decision.next.transaction });
         }
-        return { intent: copy(byId.get(id)!), attempt: decision.attempt && copyAttempt(decision.attempt) };
+        return { intent: copy(slot.record), attempt: decision.attempt && copyAttempt(decision.attempt) };
       });
     },
 
     async listAttempts(merchantId, id) {
-      const found = byId.get(id);
-      if (!found || found.merchantId !== merchantId) return [];
+      if (!ownSlot(merchantId, id)) return [];
       return (attemptsById.get(id) ?? []).map(copyAttempt);
     },
 
     async expireDue(at, limit) {
-      const due = [...byId.values()]
-        .filter((row) => row.status === "pending" && row.deletedAt === null && row.expiresAt.getTime() <= at.getTime())
-        .sort((a, b) => a.expiresAt.getTime() - b.expiresAt.getTime())
-        .slice(0, limit);
-      const expired = await Promise.all(
-        due.map((row) => serialized(row.id, async () => applyChange(row.merchantId, row.id, { from: "pending", to: "expired", at }))),
-      );
-      return expired.filter((row): row is PaymentIntentRecord => row !== undefined);
+      const expired: PaymentIntentRecord[] = [];
+      const busy: { at: number; item: Slot }[] = [];
+      while (expired.length < limit && (deadlines.peekTime() ?? Infinity) <= at.getTime()) {
+        const due = deadlines.pop()!;
+        const record = due.item.record;
+        if (record.status !== "pending" || record.deletedAt !== null) continue;
+        // As SKIP LOCKED does in PostgreSQL: an intent being paid (or
+        // otherwise written) right now is left for the next sweep.
+        if (queues.has(record.id)) {
+          busy.push(due);
+          continue;
+        }
+        expired.push(applyChange(record.merchantId, record.id, { from: "pending", to: "expired", at })!);
+      }
+      for (const entry of busy) deadlines.push(entry.at, entry.item);
+      return expired;
     },
   };
+}
+
+/**
+ * hasListedStatus applies a list's status filter. A pending intent past its
+ * expiresAt is expired to every reader, so "pending" leaves it out and
+ * "expired" takes it in.
+ */
+function hasListedStatus(record: PaymentIntentRecord, status: PaymentIntentStatus | undefined, now: number): boolean {
+  if (status === undefined) return true;
+  const lapsed = record.status === "pending" && record.expiresAt.getTime() <= now;
+  if (status === "pending") return record.status === "pending" && !lapsed;
+  if (status === "expired") return record.status === "expired" || lapsed;
+  return record.status === status;
 }
 
 function copyAttempt(attempt: PaymentAttemptRecord): PaymentAttemptRecord {

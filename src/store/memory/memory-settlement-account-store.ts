@@ -1,41 +1,46 @@
-import type { SettlementAccountRecord } from "../../domain/settlement-account.js";
 import type { SettlementAccountStore } from "../settlement-account-store.js";
-import { compareNewestFirst } from "./compare-newest-first.js";
+import { checkStorableText, isStorableText } from "../storable-text.js";
+import { firstNotBefore } from "./creation-order.js";
+import { copyAccount, createMemoryAccountTable, type MemoryAccountTable } from "./memory-account-table.js";
 
-/** createMemorySettlementAccountStore keeps settlement accounts in process memory. */
-export function createMemorySettlementAccountStore(): SettlementAccountStore {
-  const byId = new Map<string, SettlementAccountRecord>();
-  const ofMerchant = (merchantId: string) => [...byId.values()].filter((row) => row.merchantId === merchantId);
-
+/**
+ * createMemorySettlementAccountStore keeps settlement accounts in process
+ * memory, in table (shared with the intent store by createMemoryStores).
+ * Every check and write of an insert happens in one synchronous step, so
+ * concurrent inserts can neither register an account twice nor pass the limit.
+ */
+export function createMemorySettlementAccountStore(table: MemoryAccountTable = createMemoryAccountTable()): SettlementAccountStore {
   return {
-    async insert(record) {
-      const existing = ofMerchant(record.merchantId).find(
-        (row) => row.bankCode === record.bankCode && row.accountNumber === record.accountNumber,
-      );
-      if (existing) return { inserted: false, existing: copy(existing) };
-      byId.set(record.id, copy(record));
-      return { inserted: true, record: copy(record) };
+    async insert(record, limits) {
+      checkStorableText([record.id, record.merchantId, record.accountName, record.accountNumber, record.bankName, record.bankCode]);
+      const existing = table.findByBankAccount(record.merchantId, record.bankCode, record.accountNumber);
+      if (existing) return { inserted: false, existing: copyAccount(existing) };
+      if (table.ofMerchant(record.merchantId).length >= limits.maxPerMerchant) return { inserted: false, full: true };
+      table.add(copyAccount(record));
+      return { inserted: true, record: copyAccount(record) };
     },
 
-    async listByMerchant(merchantId) {
-      return ofMerchant(merchantId).sort(compareNewestFirst).map(copy);
+    async listByMerchant(query) {
+      if (query.after && !isStorableText(query.after.id)) return [];
+      const accounts = table.ofMerchant(query.merchantId);
+      const start = query.after ? firstNotBefore(accounts, (a) => a, query.after) : accounts.length;
+      const page = [];
+      for (let i = start - 1; i >= 0 && page.length < query.limit; i--) page.push(copyAccount(accounts[i]!));
+      return page;
     },
 
     async findByIds(merchantId, ids) {
-      return [...new Set(ids)]
-        .map((id) => byId.get(id))
-        .filter((row): row is SettlementAccountRecord => row !== undefined && row.merchantId === merchantId)
-        .map(copy);
+      const found = [];
+      for (const id of new Set(ids)) {
+        const account = table.find(merchantId, id);
+        if (account) found.push(copyAccount(account));
+      }
+      return found;
     },
 
     async findEarliest(merchantId) {
-      const rows = ofMerchant(merchantId).sort(compareNewestFirst);
-      const earliest = rows[rows.length - 1];
-      return earliest && copy(earliest);
+      const earliest = table.ofMerchant(merchantId)[0];
+      return earliest && copyAccount(earliest);
     },
   };
-}
-
-function copy(record: SettlementAccountRecord): SettlementAccountRecord {
-  return { ...record, createdAt: new Date(record.createdAt), updatedAt: new Date(record.updatedAt) };
 }

@@ -1,4 +1,4 @@
-import type { MikroORM } from "@mikro-orm/postgresql";
+import { createMigrationOrm, type MigrationOrmOptions } from "./create-orm.js";
 
 /** Arbitrary constant naming this service's migration lock (pg_advisory_xact_lock). */
 const migrationLockKey = 7_246_339_001;
@@ -9,11 +9,16 @@ const migrationLockKey = 7_246_339_001;
  * migration exactly once: the others wait, then find nothing pending.
  * Returns the names of the migrations applied.
  */
-export async function runMigrations(orm: MikroORM): Promise<string[]> {
-  const em = orm.em.fork();
-  return em.transactional(async (tx) => {
-    await tx.getConnection().execute("select pg_advisory_xact_lock(?)", [migrationLockKey], "all", tx.getTransactionContext());
-    const applied = await orm.migrator.up({ transaction: tx.getTransactionContext() });
-    return applied.map((m) => m.name);
-  });
+export async function runMigrations(options: MigrationOrmOptions): Promise<string[]> {
+  const orm = await createMigrationOrm(options);
+  try {
+    return await orm.em.fork().transactional(async (tx) => {
+      // A constant of ours, not a client value: nothing to bind.
+      await tx.getConnection().execute(`select pg_advisory_xact_lock(${migrationLockKey})`, [], "all", tx.getTransactionContext());
+      const applied = await orm.migrator.up({ transaction: tx.getTransactionContext() });
+      return applied.map((m) => m.name);
+    });
+  } finally {
+    await orm.close(true);
+  }
 }

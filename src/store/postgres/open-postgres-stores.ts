@@ -5,8 +5,10 @@ import type { MerchantDirectory } from "../merchant-directory.js";
 import type { PaymentIntentStore } from "../payment-intent-store.js";
 import type { SettlementAccountStore } from "../settlement-account-store.js";
 import type { StoreHealth } from "../store-health.js";
-import { createOrm, type DatabaseOptions } from "./create-orm.js";
+import { createDatabase, type DatabaseOptions } from "./database.js";
+import { checkDatabaseSettings, type DatabaseSettingsReport } from "./database-settings.js";
 import { runMigrations } from "./migrate.js";
+import { migrations } from "./migrations/index.js";
 import { createPostgresApiKeyStore } from "./postgres-api-key-store.js";
 import { createPostgresMerchantDirectory } from "./postgres-merchant-directory.js";
 import { createPostgresPaymentIntentStore } from "./postgres-payment-intent-store.js";
@@ -17,11 +19,15 @@ export interface PostgresStores {
   intents: PaymentIntentStore;
   accounts: SettlementAccountStore;
   apiKeys: ApiKeyStore;
-  /** Readiness: whether the database answers now. */
+  /** Readiness: whether the database answers, from the pool's own state, and whether migrations are pending. */
   health: StoreHealth;
   merchants: MerchantDirectory;
   /** Migrations applied by this open (empty unless migrate was set). */
   applied: string[];
+  /** What the settings check found when the stores were opened (see database-settings.ts). */
+  settings: DatabaseSettingsReport;
+  /** Reads the settings the stores' transactions run with again and reports what differs. */
+  checkSettings(): Promise<DatabaseSettingsReport>;
   close(): Promise<void>;
 }
 
@@ -29,24 +35,50 @@ export interface OpenPostgresOptions extends DatabaseOptions {
   migrate: boolean;
   clock: Clock;
   ids: IdGenerator;
+  /** Where the migration tool's own messages go. */
+  log?: (message: string) => void;
+  /** How often the migrations watch (on when migrate is off) looks again while some are pending; default 5 s. */
+  migrationCheckMs?: number;
 }
 
-/** openPostgresStores connects, optionally migrates, and builds every PostgreSQL store. */
+/**
+ * openPostgresStores optionally migrates (MikroORM, on a connection of its
+ * own that is closed afterwards), then builds every PostgreSQL store on one
+ * pg pool. It checks the database's settings once (database-settings.ts) and
+ * uses named prepared statements when every connection is a session of its
+ * own (not through a pooler in transaction mode). When it does not migrate,
+ * it reads which migrations are applied at start and keeps watching, so
+ * readiness can hold the instance back until another step has applied them.
+ */
 export async function openPostgresStores(options: OpenPostgresOptions): Promise<PostgresStores> {
-  const orm = await createOrm(options);
+  const applied = options.migrate ? await runMigrations({ url: options.url, log: options.log }) : [];
+  const db = createDatabase(options);
+  let settings: DatabaseSettingsReport;
   try {
-    const applied = options.migrate ? await runMigrations(orm) : [];
-    return {
-      intents: createPostgresPaymentIntentStore(orm.em),
-      accounts: createPostgresSettlementAccountStore(orm.em),
-      merchants: createPostgresMerchantDirectory(orm.em),
-      apiKeys: createPostgresApiKeyStore(orm.em, { clock: options.clock, newKeyId: options.ids.apiKeyId, cacheTtlMs: 10_000 }),
-      health: createPostgresStoreHealth(orm.em),
-      applied,
-      close: () => orm.close(true),
-    };
+    settings = await checkDatabaseSettings(db);
   } catch (error) {
-    await orm.close(true);
+    await db.close();
     throw error;
   }
+  db.usePreparedStatements(settings.preparedStatements.usable);
+  const health = createPostgresStoreHealth(db, {
+    migrationNames: migrations.map((migration) => migration.name),
+    watchMigrations: !options.migrate,
+    pendingCheckMs: options.migrationCheckMs,
+  });
+  await health.start();
+  return {
+    settings,
+    intents: createPostgresPaymentIntentStore(db),
+    accounts: createPostgresSettlementAccountStore(db),
+    merchants: createPostgresMerchantDirectory(db),
+    apiKeys: createPostgresApiKeyStore(db, { clock: options.clock, newKeyId: options.ids.apiKeyId, cacheTtlMs: 10_000 }),
+    health,
+    applied,
+    checkSettings: () => checkDatabaseSettings(db),
+    close: () => {
+      health.stop();
+      return db.close();
+    },
+  };
 }

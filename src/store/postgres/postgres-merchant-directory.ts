@@ -1,12 +1,16 @@
-import type { EntityManager } from "@mikro-orm/postgresql";
 import type { MerchantDirectory } from "../merchant-directory.js";
-import { withDatabaseErrors } from "./database-errors.js";
-import { MerchantEntity } from "./entities/merchant-entity.js";
+import { isStorableText } from "../storable-text.js";
+import type { Database } from "./database.js";
+
+const nameText = "select name from merchants where id = $1";
 
 /** createPostgresMerchantDirectory reads merchant names from the merchants table. */
-export function createPostgresMerchantDirectory(root: EntityManager): MerchantDirectory {
+export function createPostgresMerchantDirectory(db: Database): MerchantDirectory {
   return {
-    nameOf: (merchantId) =>
-      withDatabaseErrors(async () => (await root.fork({ clear: true }).findOne(MerchantEntity, { id: merchantId }))?.name),
+    async nameOf(merchantId) {
+      if (!isStorableText(merchantId)) return undefined;
+      const [result] = await db.run(false, [{ text: nameText, values: [merchantId] }]);
+      return result!.rows[0]?.[0] ?? undefined;
+    },
   };
 }

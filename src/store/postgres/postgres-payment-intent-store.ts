@@ -1,258 +1,144 @@
-import { LockMode, UniqueConstraintViolationException } from "@mikro-orm/core";
-// Type only: the SQL entity manager's query builder. The driver itself is
-// loaded in create-orm.ts alone.
-import type { EntityManager } from "@mikro-orm/postgresql";
-import type { PaymentAttemptOutcome, PaymentAttemptRecord } from "../../domain/payment-attempt.js";
-import type { PaymentIntentRecord, PaymentIntentStatus } from "../../domain/payment-intent.js";
-import type { InsertResult, ListQuery, PaymentIntentStore, StatusChange } from "../payment-intent-store.js";
-import { withDatabaseErrors } from "./database-errors.js";
-import { PaymentAttemptEntity, type PaymentAttemptRow } from "./entities/payment-attempt-entity.js";
-import { PaymentIntentEntity, type PaymentIntentRow } from "./entities/payment-intent-entity.js";
-import { PaymentIntentMethodEntity, type PaymentIntentMethodRow } from "./entities/payment-intent-method-entity.js";
-import { PaymentIntentSplitEntity, type PaymentIntentSplitRow } from "./entities/payment-intent-split-entity.js";
-import { runInTransaction } from "./run-in-transaction.js";
-
-/** The constraint that makes a clientReference unique per merchant. */
-const referenceConstraint = "payment_intents_merchant_reference_key";
+import type { PaymentIntentRecord } from "../../domain/payment-intent.js";
+import type { InsertResult, IntentWithAccount, PaymentIntentStore } from "../payment-intent-store.js";
+import { checkStorableText, isStorableText } from "../storable-text.js";
+import { readAccount } from "./account-rows.js";
+import type { Database } from "./database.js";
+import * as sql from "./intent-sql.js";
+import type { PipelineStep } from "./pipeline.js";
 
 /**
- * createPostgresPaymentIntentStore keeps intents in PostgreSQL through
- * MikroORM. Each call works in a fresh fork of the entity manager, so no state
- * is shared between requests. Uniqueness of (merchant, clientReference) is the
- * database's unique constraint: a violation is turned into the same
- * {inserted: false} result the in-memory store gives.
+ * createPostgresPaymentIntentStore keeps intents in PostgreSQL. Every call is
+ * one round trip on the shared pool, under the call's deadline (database.ts),
+ * except the checkout attempt, which holds a row lock across the processor
+ * call (two round trips). Values are bind parameters only.
+ *
+ * A string that PostgreSQL cannot store (NUL, a lone surrogate) can match no
+ * stored row: lookups with one answer "not found" without asking the
+ * database, and writes with one fail with InvalidArgument, as in the
+ * in-memory store.
  */
-export function createPostgresPaymentIntentStore(root: EntityManager): PaymentIntentStore {
-  const fork = () => root.fork({ clear: true });
+export function createPostgresPaymentIntentStore(db: Database): PaymentIntentStore {
+  const first = <T>(rows: readonly (readonly (string | null)[])[], read: (row: readonly (string | null)[]) => T): T | undefined =>
+    rows[0] ? read(rows[0]) : undefined;
+  const storable = (...values: string[]) => values.every(isStorableText);
 
-  async function load(em: EntityManager, rows: PaymentIntentRow[]): Promise<PaymentIntentRecord[]> {
-    if (rows.length === 0) return [];
-    const ids = rows.map((row) => row.id);
-    // Plain rows (execute with mapped names), not managed entities: building
-    // and merging entities was most of a list page's CPU time (docs/BENCHMARKS.md).
-    const [methods, splits] = await Promise.all([
-      em
-        .createQueryBuilder(PaymentIntentMethodEntity)
-        .select("*")
-        .where({ paymentIntentId: { $in: ids } })
-        .orderBy({ position: "asc" })
-        .execute<PaymentIntentMethodRow[]>("all", true),
-      em
-        .createQueryBuilder(PaymentIntentSplitEntity)
-        .select("*")
-        .where({ paymentIntentId: { $in: ids } })
-        .orderBy({ position: "asc" })
-        .execute<PaymentIntentSplitRow[]>("all", true),
-    ]);
-    return rows.map((row) => ({
-      id: row.id,
-      merchantId: row.merchantId,
-      amount: BigInt(row.amount),
-      totalAmount: BigInt(row.totalAmount),
-      currency: "NGN",
-      country: "NG",
-      customerEmail: row.customerEmail,
-      receiptEmail: row.receiptEmail,
-      status: row.status as PaymentIntentStatus,
-      clientReference: row.clientReference,
-      paymentMethods: methods.filter((m) => m.paymentIntentId === row.id).map((m) => m.method),
-      callbackUrl: row.callbackUrl ?? null,
-      transaction: row.transaction ?? null,
-      splits: splits
-        .filter((s) => s.paymentIntentId === row.id)
-        .map((s) => ({ settlementAccountId: s.settlementAccountId, splitAmount: BigInt(s.splitAmount) })),
-      checkoutToken: row.checkoutToken,
-      requestFingerprint: row.requestFingerprint,
-      createdAt: new Date(row.createdAt),
-      updatedAt: new Date(row.updatedAt),
-      expiresAt: new Date(row.expiresAt),
-      deletedAt: row.deletedAt ? new Date(row.deletedAt) : null,
-    }));
-  }
-
-  /** Applies a conditional status change in em's transaction (if any); true when it took. */
-  async function applyChange(em: EntityManager, merchantId: string, id: string, change: StatusChange): Promise<boolean> {
-    const changed = await em.nativeUpdate(
-      PaymentIntentEntity,
-      { merchantId, id, status: change.from, deletedAt: null },
-      {
-        status: change.to,
-        updatedAt: change.at,
-        ...(change.transaction !== undefined ? { transaction: change.transaction } : {}),
-      },
-    );
-    return changed === 1;
-  }
-
-  async function findOne(em: EntityManager, where: Record<string, unknown>): Promise<PaymentIntentRecord | undefined> {
-    const row = await em.findOne(PaymentIntentEntity, where);
-    return row ? (await load(em, [row]))[0] : undefined;
+  async function readOne(step: PipelineStep): Promise<PaymentIntentRecord | undefined> {
+    const [result] = await db.run(false, [step]);
+    return first(result!.rows, (row) => sql.readIntent(row));
   }
 
   return {
-    insert: (record) =>
-      withDatabaseErrors(async (): Promise<InsertResult> => {
-        const em = fork();
-        try {
-          // One transaction: the intent, its methods and its splits, or nothing.
-          await runInTransaction(em, async (tx) => {
-            await tx.insert(PaymentIntentEntity, {
-              id: record.id,
-              merchantId: record.merchantId,
-              amount: record.amount,
-              totalAmount: record.totalAmount,
-              currency: record.currency,
-              country: record.country,
-              customerEmail: record.customerEmail,
-              receiptEmail: record.receiptEmail,
-              status: record.status,
-              clientReference: record.clientReference,
-              callbackUrl: record.callbackUrl,
-              transaction: record.transaction,
-              checkoutToken: record.checkoutToken,
-              requestFingerprint: record.requestFingerprint,
-              createdAt: record.createdAt,
-              updatedAt: record.updatedAt,
-              expiresAt: record.expiresAt,
-              deletedAt: record.deletedAt,
-            });
-            if (record.paymentMethods.length > 0) {
-              await tx.insertMany(
-                PaymentIntentMethodEntity,
-                record.paymentMethods.map((method, position) => ({ paymentIntentId: record.id, position, method })),
-              );
-            }
-            if (record.splits.length > 0) {
-              await tx.insertMany(
-                PaymentIntentSplitEntity,
-                record.splits.map((split, position) => ({
-                  paymentIntentId: record.id,
-                  position,
-                  merchantId: record.merchantId,
-                  settlementAccountId: split.settlementAccountId,
-                  splitAmount: split.splitAmount,
-                })),
-              );
-            }
-          });
-        } catch (error) {
-          if (!(error instanceof UniqueConstraintViolationException) || !String(error.message).includes(referenceConstraint)) {
-            throw error;
-          }
-          // The reference is taken: the winner has committed, so it is visible now.
-          const existing = await findOne(fork(), { merchantId: record.merchantId, clientReference: record.clientReference });
-          if (!existing) throw error;
-          return { inserted: false, existing };
+    async insert(record): Promise<InsertResult> {
+      checkStorableText([
+        record.id,
+        record.merchantId,
+        record.customerEmail,
+        record.receiptEmail,
+        record.clientReference,
+        record.callbackUrl,
+        record.transaction,
+        record.checkoutToken,
+        record.requestFingerprint,
+        ...record.paymentMethods,
+        ...record.splits.map((s) => s.settlementAccountId),
+      ]);
+      const [result] = await db.run(true, [sql.insertIntent(record)]);
+      const row = result!.rows[0]!;
+      if (row[0] === "t") return { inserted: true, record: structuredClone(record) };
+      if (row[1] !== null) return { inserted: false, existing: sql.readIntent(row, 1) };
+      // The reference was taken by a create that committed after this
+      // statement's snapshot was taken (ON CONFLICT waited for it): a new
+      // statement sees it. The one case of a second round trip.
+      const existing = await readOne(sql.findByReference(record.merchantId, record.clientReference));
+      if (!existing) throw new Error(`clientReference conflict without a stored intent (merchant ${record.merchantId})`);
+      return { inserted: false, existing };
+    },
+
+    async findById(merchantId, id) {
+      return storable(merchantId, id) ? readOne(sql.findById(merchantId, id)) : undefined;
+    },
+
+    async findWithAccount(merchantId, id): Promise<IntentWithAccount | undefined> {
+      if (!storable(merchantId, id)) return undefined;
+      const [result] = await db.run(false, [sql.findWithAccount(merchantId, id)]);
+      return first(result!.rows, (row) => ({ intent: sql.readIntent(row), account: readAccount(row, sql.intentColumnCount) }));
+    },
+
+    async list(query) {
+      if (!storable(query.merchantId, query.clientReference ?? "", query.after?.id ?? "")) return [];
+      const [result] = await db.run(false, [sql.listIntents(query)]);
+      return result!.rows.map((row) => ({ intent: sql.readIntent(row), account: readAccount(row, sql.intentColumnCount) }));
+    },
+
+    async cancel(merchantId, id, at) {
+      if (!storable(merchantId, id)) return undefined;
+      const [result] = await db.run(true, [sql.cancelIntent(merchantId, id, at)]);
+      return first(result!.rows, (row) => sql.readIntent(row));
+    },
+
+    async findByCheckoutToken(token) {
+      return storable(token) ? readOne(sql.findByCheckoutToken(token)) : undefined;
+    },
+
+    async transition(merchantId, id, change) {
+      if (!storable(merchantId, id)) return undefined;
+      checkStorableText([change.transaction]);
+      const [result] = await db.run(true, [sql.transitionIntent(merchantId, id, change)]);
+      return first(result!.rows, (row) => sql.readIntent(row));
+    },
+
+    async attempt(merchantId, id, decide) {
+      if (!storable(merchantId, id)) return undefined;
+      return db.transaction(async (tx) => {
+        // One round trip: BEGIN, the deadline, the row lock (concurrent
+        // attempts on the intent wait here, up to the lock timeout), then the
+        // earlier attempts, read by a statement of its own so that it sees
+        // what the attempt that held the lock before committed.
+        const [locked, earlier] = await tx.run([sql.lockIntent(merchantId, id), sql.listAttempts(merchantId, id)]);
+        const intent = first(locked!.rows, (row) => sql.readIntent(row));
+        if (!intent) return undefined;
+        const decision = await decide(intent, earlier!.rows.map(sql.readAttempt));
+        if (!decision.attempt && !decision.next) return { intent, attempt: null };
+        const steps: PipelineStep[] = [];
+        if (decision.attempt) {
+          checkStorableText([
+            decision.attempt.id,
+            decision.attempt.paymentIntentId,
+            decision.attempt.merchantId,
+            decision.attempt.method,
+            decision.attempt.processorReference,
+            decision.attempt.declineReason,
+          ]);
+          steps.push(sql.insertAttempt(decision.attempt));
         }
-        return { inserted: true, record: structuredClone(record) };
-      }),
-
-    findById: (merchantId, id) => withDatabaseErrors(() => findOne(fork(), { merchantId, id })),
-
-    list: (query: ListQuery) =>
-      withDatabaseErrors(async () => {
-        const em = fork();
-        return load(em, await listQuery(em, query).execute<PaymentIntentRow[]>("all", true));
-      }),
-
-    cancel: (merchantId, id, at) =>
-      withDatabaseErrors(async () => {
-        const em = fork();
-        const changed = await em.nativeUpdate(
-          PaymentIntentEntity,
-          { merchantId, id, status: "pending", deletedAt: null },
-          { status: "cancelled", updatedAt: at, deletedAt: at },
-        );
-        return changed === 1 ? findOne(em, { merchantId, id }) : undefined;
-      }),
-
-    findByCheckoutToken: (token) => withDatabaseErrors(() => findOne(fork(), { checkoutToken: token })),
-
-    transition: (merchantId, id, change) =>
-      withDatabaseErrors(async () => {
-        const em = fork();
-        return (await applyChange(em, merchantId, id, change)) ? findOne(em, { merchantId, id }) : undefined;
-      }),
-
-    attempt: (merchantId, id, decide) =>
-      withDatabaseErrors(() =>
-        runInTransaction(root, async (tx) => {
-          // The row lock makes concurrent attempts on one intent (two tabs, a
-          // double submit) wait for each other: the second sees the first's result.
-          const row = await tx.findOne(PaymentIntentEntity, { merchantId, id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-          if (!row) return undefined;
-          const [intent] = await load(tx, [row]);
-          const earlier = await tx.find(PaymentAttemptEntity, { paymentIntentId: id }, { orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
-          const decision = await decide(intent!, earlier.map(toAttempt));
-          if (decision.attempt) await tx.insert(PaymentAttemptEntity, { ...decision.attempt });
-          if (decision.next) {
-            await applyChange(tx, merchantId, id, {
-              from: intent!.status,
+        if (decision.next) {
+          checkStorableText([decision.next.transaction]);
+          steps.push(
+            sql.transitionIntent(merchantId, id, {
+              from: intent.status,
               to: decision.next.status,
               at: decision.next.at,
               transaction: decision.next.transaction,
-            });
-          }
-          return { intent: (await findOne(tx, { merchantId, id }))!, attempt: decision.attempt && { ...decision.attempt } };
-        }),
-      ),
+            }),
+          );
+        }
+        steps.push(sql.findById(merchantId, id));
+        // The writes and COMMIT in one round trip, sent only while the deadline holds.
+        const results = await tx.commit(steps);
+        const after = first(results[results.length - 1]!.rows, (row) => sql.readIntent(row))!;
+        return { intent: after, attempt: decision.attempt && { ...decision.attempt, createdAt: new Date(decision.attempt.createdAt) } };
+      });
+    },
 
-    listAttempts: (merchantId, id) =>
-      withDatabaseErrors(async () =>
-        (
-          await fork().find(
-            PaymentAttemptEntity,
-            { merchantId, paymentIntentId: id },
-            { orderBy: [{ createdAt: "asc" }, { id: "asc" }] },
-          )
-        ).map(toAttempt),
-      ),
+    async listAttempts(merchantId, id) {
+      if (!storable(merchantId, id)) return [];
+      const [result] = await db.run(false, [sql.listAttempts(merchantId, id)]);
+      return result!.rows.map(sql.readAttempt);
+    },
 
-    expireDue: (at, limit) =>
-      withDatabaseErrors(async () => {
-        const em = fork();
-        // SKIP LOCKED: an intent being paid right now is left for the next sweep.
-        const rows = (await em.getConnection().execute(
-          `update payment_intents set status = 'expired', updated_at = ?
-            where id in (select id from payment_intents
-                          where status = 'pending' and deleted_at is null and expires_at <= ?
-                          order by expires_at limit ? for update skip locked)
-            returning id`,
-          [at, at, limit],
-        )) as { id: string }[];
-        if (rows.length === 0) return [];
-        return load(em, await em.find(PaymentIntentEntity, { id: { $in: rows.map((r) => r.id) } }));
-      }),
+    async expireDue(at, limit) {
+      const [result] = await db.run(true, [sql.expireDue(at, limit)]);
+      return result!.rows.map((row) => sql.readIntent(row));
+    },
   };
-}
-
-function toAttempt(row: PaymentAttemptRow): PaymentAttemptRecord {
-  return {
-    id: row.id,
-    paymentIntentId: row.paymentIntentId,
-    merchantId: row.merchantId,
-    amount: BigInt(row.amount),
-    method: row.method,
-    outcome: row.outcome as PaymentAttemptOutcome,
-    processorReference: row.processorReference,
-    declineReason: row.declineReason ?? null,
-    createdAt: new Date(row.createdAt),
-  };
-}
-
-/**
- * listQuery is the keyset page query: the row comparison
- * (created_at, id) < (cursor) is an index condition on
- * payment_intents_merchant_created_idx, so a deep page costs what the first
- * does (no OFFSET). Exported for the EXPLAIN test.
- */
-export function listQuery(em: EntityManager, query: ListQuery) {
-  const qb = em
-    .createQueryBuilder(PaymentIntentEntity, "pi")
-    .select("*")
-    .where({ merchantId: query.merchantId, deletedAt: null });
-  if (query.clientReference !== undefined) qb.andWhere({ clientReference: query.clientReference });
-  if (query.status !== undefined) qb.andWhere({ status: query.status });
-  if (query.after) qb.andWhere("(pi.created_at, pi.id) < (?, ?)", [query.after.createdAt, query.after.id]);
-  return qb.orderBy([{ createdAt: "desc" }, { id: "desc" }]).limit(query.limit);
 }

@@ -2,10 +2,12 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import type { PaymentAttemptRecord } from "../../domain/payment-attempt.js";
 import type { PaymentIntentRecord } from "../../domain/payment-intent.js";
 import type { Logger } from "../../lib/logger.js";
-import type { HttpRoute } from "../../server/http-route.js";
-import type { NodeRequest, NodeResponse } from "../../server/node-http.js";
+import { pathOf, type HttpRoute } from "../../http/http-route.js";
+import type { NodeRequest, NodeResponse } from "../../http/node-http.js";
 import type { CheckoutService } from "../../service/checkout-service.js";
-import { BodyTooLarge, readBody } from "../rest/read-body.js";
+import { checkCallbackUrl } from "../../service/field-rules.js";
+import { BodyTooLarge, ClientGone, readBody } from "../../http/read-body.js";
+import type { RequestContext } from "../../pipeline/request-context.js";
 import { checkoutPage, messagePage, notFoundPage, resultPage } from "./checkout-pages.js";
 import type { Csrf } from "./csrf.js";
 import { checkoutCssHash } from "./html.js";
@@ -18,9 +20,6 @@ export interface CheckoutRoutesOptions {
   logger: Logger;
 }
 
-/** /checkout/<token>, /checkout/<token>/pay, /checkout/<token>/result */
-const pathPattern = /^\/checkout\/([A-Za-z0-9_-]{16,128})(\/pay|\/result)?$/;
-
 const maxFormBytes = 4096;
 
 /**
@@ -31,7 +30,7 @@ const maxFormBytes = 4096;
  * Each attempt ends in a 303 to the merchant's callbackUrl (with reference, id
  * and status added to its query) or to a result page.
  */
-export function createCheckoutRoutes(options: CheckoutRoutesOptions): HttpRoute {
+export function createCheckoutRoutes(options: CheckoutRoutesOptions): HttpRoute[] {
   const publicOrigin = new URL(options.publicUrl).origin;
 
   function send(res: NodeResponse, status: number, body: string, headers: Record<string, string> = {}, formTarget?: string) {
@@ -43,7 +42,7 @@ export function createCheckoutRoutes(options: CheckoutRoutesOptions): HttpRoute 
       "content-length": Buffer.byteLength(body),
       "content-security-policy": `default-src 'none'; style-src '${checkoutCssHash}'; img-src 'self'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
       "cache-control": "no-store",
-      "referrer-policy": "no-referrer",
+      "referrer-policy": "same-origin",
       "x-content-type-options": "nosniff",
       "x-frame-options": "DENY",
       ...headers,
@@ -56,12 +55,28 @@ export function createCheckoutRoutes(options: CheckoutRoutesOptions): HttpRoute 
     res.end("");
   }
 
-  const callbackOrigin = (intent: PaymentIntentRecord) => (intent.callbackUrl ? new URL(intent.callbackUrl).origin : undefined);
+  /**
+   * The intent's callbackUrl, checked again as it is read: a value stored
+   * before the rules of checkCallbackUrl (a host with ";" or ",", a tab) must
+   * reach neither the Content-Security-Policy nor a Location header, and one
+   * URL() refuses must not break the page. Such a value counts as no
+   * callbackUrl.
+   */
+  function callbackOf(intent: PaymentIntentRecord): URL | undefined {
+    if (!intent.callbackUrl) return undefined;
+    try {
+      return new URL(checkCallbackUrl("callbackUrl", intent.callbackUrl));
+    } catch {
+      return undefined;
+    }
+  }
+
+  const callbackOrigin = (intent: PaymentIntentRecord) => callbackOf(intent)?.origin;
 
   /** Where the customer goes after an attempt: the merchant's callback, or our result page. */
   function afterAttempt(token: string, intent: PaymentIntentRecord, attempt: PaymentAttemptRecord): string {
-    if (!intent.callbackUrl) return `/checkout/${token}/result?attempt=${encodeURIComponent(attempt.id)}`;
-    const url = new URL(intent.callbackUrl);
+    const url = callbackOf(intent);
+    if (!url) return `/checkout/${token}/result?attempt=${encodeURIComponent(attempt.id)}`;
     url.searchParams.set("reference", intent.clientReference);
     url.searchParams.set("id", intent.id);
     url.searchParams.set("status", attempt.outcome === "succeeded" ? "successful" : "failed");
@@ -83,7 +98,11 @@ export function createCheckoutRoutes(options: CheckoutRoutesOptions): HttpRoute 
     }
     const form = new URLSearchParams((await readBody(req, maxFormBytes)).toString("utf8"));
     const origin = header(req, "origin");
-    if (!options.csrf.verify(token, header(req, "cookie"), form.get("csrf") ?? undefined) || (origin && origin !== publicOrigin && origin !== "null")) {
+    // A post must come from our own pages: a foreign Origin, and "null" (an
+    // opaque origin: a sandboxed frame, a data: page), is refused. Our pages
+    // send Referrer-Policy: same-origin, so a browser names our origin on
+    // their form posts (with no-referrer it would send "null").
+    if (!options.csrf.verify(token, header(req, "cookie"), form.get("csrf") ?? undefined) || (origin !== undefined && origin !== publicOrigin)) {
       return send(res, 403, messagePage("Please try again", "This form has expired. Reload the payment page and try again.", checkoutPath));
     }
     try {
@@ -103,8 +122,8 @@ export function createCheckoutRoutes(options: CheckoutRoutesOptions): HttpRoute 
       // repeated submit of a paid intent ends where the first one did.
       const view = await options.checkout.view(token);
       const paid = view.intent.status === "successful" && !view.intent.deletedAt;
-      if (paid && view.intent.callbackUrl) {
-        const url = new URL(view.intent.callbackUrl);
+      const url = callbackOf(view.intent);
+      if (paid && url) {
         url.searchParams.set("reference", view.intent.clientReference);
         url.searchParams.set("id", view.intent.id);
         url.searchParams.set("status", "successful");
@@ -121,40 +140,74 @@ export function createCheckoutRoutes(options: CheckoutRoutesOptions): HttpRoute 
     send(res, 200, resultPage(view.intent, attempt, `/checkout/${token}`));
   }
 
-  return {
-    // The token is a secret: logs and metrics see only the template.
-    name: "/checkout/{token}",
-    matches: (path) => path === "/checkout" || path.startsWith("/checkout/"),
+  /** Runs one checkout action, turning the service's refusals into customer pages. */
+  async function serve(req: NodeRequest, res: NodeResponse, context: RequestContext, action: (token: string) => Promise<void>) {
+    const token = tokenOf(pathOf(req.url));
+    try {
+      await action(token);
+    } catch (error) {
+      if (error instanceof ClientGone) {
+        context.clientGone = true;
+        return;
+      }
+      if (error instanceof ConnectError && error.code === Code.NotFound) return send(res, 404, notFoundPage());
+      if (error instanceof ConnectError && error.code === Code.InvalidArgument) {
+        return send(res, 400, messagePage("Please try again", error.rawMessage, `/checkout/${token}`));
+      }
+      if (error instanceof BodyTooLarge) return send(res, 413, messagePage("Form too large", "This form could not be read."));
+      if (error instanceof ConnectError && error.code === Code.Unavailable) {
+        return send(res, 503, messagePage("Please try again shortly", "Payments are briefly unavailable."), { "retry-after": "5" });
+      }
+      options.logger.error(
+        { requestId: context.requestId, route: context.route, err: error instanceof Error ? error.message : String(error) },
+        "checkout failed",
+      );
+      return send(res, 500, messagePage("Something went wrong", "Please check with the merchant before you try again."));
+    }
+  }
 
-    async handle(req, res) {
-      const target = req.url ?? "/";
-      const queryAt = target.indexOf("?");
-      const path = queryAt < 0 ? target : target.slice(0, queryAt);
-      const match = pathPattern.exec(path);
-      if (!match) return send(res, 404, notFoundPage());
-      const [, token, action] = match as unknown as [string, string, string | undefined];
-      const allowed = action === "/pay" ? "POST" : "GET";
-      if (req.method !== allowed && !(allowed === "GET" && req.method === "HEAD")) {
-        return send(res, 405, messagePage("Not allowed", "This page cannot be used that way."), { allow: allowed });
-      }
-      try {
-        if (action === "/pay") return await pay(req, res, token);
-        if (action === "/result") return await showResult(res, token, new URLSearchParams(target.slice(queryAt + 1)).get("attempt"));
-        return await showPage(req, res, token);
-      } catch (error) {
-        if (error instanceof ConnectError && error.code === Code.NotFound) return send(res, 404, notFoundPage());
-        if (error instanceof ConnectError && error.code === Code.InvalidArgument) {
-          return send(res, 400, messagePage("Please try again", error.rawMessage, `/checkout/${token}`));
-        }
-        if (error instanceof BodyTooLarge) return send(res, 413, messagePage("Form too large", "This form could not be read."));
-        if (error instanceof ConnectError && error.code === Code.Unavailable) {
-          return send(res, 503, messagePage("Please try again shortly", "Payments are briefly unavailable."), { "retry-after": "5" });
-        }
-        options.logger.error({ path: "/checkout/{token}", err: error instanceof Error ? error.message : String(error) }, "checkout failed");
-        return send(res, 500, messagePage("Something went wrong", "Please check with the merchant before you try again."));
-      }
+  // The token is a secret: logs and metrics see only the templates.
+  return [
+    {
+      name: "/checkout/{token}",
+      methods: ["GET"],
+      matches: (path) => pagePattern.test(path),
+      handle: (req, res, context) => serve(req, res, context, (token) => showPage(req, res, token)),
     },
-  };
+    {
+      name: "/checkout/{token}/pay",
+      methods: ["POST"],
+      matches: (path) => payPattern.test(path),
+      handle: (req, res, context) => serve(req, res, context, (token) => pay(req, res, token)),
+    },
+    {
+      name: "/checkout/{token}/result",
+      methods: ["GET"],
+      matches: (path) => resultPattern.test(path),
+      handle: (req, res, context) =>
+        serve(req, res, context, (token) => showResult(res, token, new URLSearchParams(queryOf(req.url)).get("attempt"))),
+    },
+    {
+      // Anything else under /checkout: the same 404 page an unknown token gets.
+      name: "/checkout/{unknown}",
+      matches: (path) => path === "/checkout" || path.startsWith("/checkout/"),
+      handle: (_req, res) => send(res, 404, notFoundPage()),
+    },
+  ];
+}
+
+const pagePattern = /^\/checkout\/[A-Za-z0-9_-]{16,128}$/;
+const payPattern = /^\/checkout\/[A-Za-z0-9_-]{16,128}\/pay$/;
+const resultPattern = /^\/checkout\/[A-Za-z0-9_-]{16,128}\/result$/;
+
+/** The token segment of a checkout path the patterns above accepted. */
+function tokenOf(path: string): string {
+  return path.split("/")[2]!;
+}
+
+function queryOf(target: string | undefined): string {
+  const at = (target ?? "").indexOf("?");
+  return at < 0 ? "" : target!.slice(at + 1);
 }
 
 function header(req: NodeRequest, name: string): string | undefined {

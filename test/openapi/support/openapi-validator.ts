@@ -52,7 +52,9 @@ export function createOpenApiValidator(document: OpenApiDocument) {
     item,
     pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, "[^/]+")}$`),
   }));
-  const basePath = document.servers[0]!.url === "/" ? "" : document.servers[0]!.url;
+  // The server URL is PUBLIC_URL + BASE_PATH; a test server's port is its own, so only the path is compared.
+  const serverPath = new URL(document.servers[0]!.url).pathname;
+  const basePath = serverPath === "/" ? "" : serverPath;
 
   function checkResponse(response: Response, exchange: RestExchange, problems: string[]): void {
     const { headers, text } = exchange.response;
@@ -84,7 +86,7 @@ export function createOpenApiValidator(document: OpenApiDocument) {
     const { status } = exchange.response;
     const url = new URL(exchange.url);
     const root = new URL(exchange.restUrl);
-    // The document's server URL is BASE_PATH: only the test servers that use the same one are described by it.
+    // Only the test servers with the document's BASE_PATH are described by it.
     if (url.origin !== root.origin || root.pathname.replace(/\/$/, "") !== basePath) return { status, problems: [] };
     if (basePath !== "" && !url.pathname.startsWith(`${basePath}/`)) return { status, problems: [] };
     const path = url.pathname.slice(basePath.length);
@@ -120,5 +122,11 @@ export function createOpenApiValidator(document: OpenApiDocument) {
     return { operation: name, status, problems };
   }
 
-  return { check };
+  /** The problems of value against a schema of the document (or one that refers into it); empty when it matches. */
+  function problemsOf(schema: object, value: unknown): string[] {
+    const validate = validator(schema);
+    return validate(value) ? [] : [errorsOf(validate)];
+  }
+
+  return { check, problemsOf };
 }

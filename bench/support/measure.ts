@@ -1,0 +1,77 @@
+import { backendTicksSpent, type DatabaseCpuMeter } from "./database-cpu.js";
+import type { LoadResult } from "./load-result.js";
+import { cpuTicks } from "./proc-stat.js";
+
+/**
+ * A Subject is what one scenario measures, started once per run and driven
+ * once per round: the process whose CPU per request is the figure (a server,
+ * or for the plain-pg baselines the client process itself) and how to load it.
+ */
+export interface Subject {
+  /** The process whose utime + stime is the figure. */
+  readonly pid: number;
+  rss(): number;
+  peakRss(): number;
+  stderrTail(): string;
+  /** Loads it for `seconds`; runId makes every created clientReference of the run unique. */
+  drive(runId: string, seconds: number): Promise<LoadResult>;
+  /** The load generator's process while it is a long-lived one (the gRPC generator), to read its CPU from /proc. */
+  generatorPid?: number;
+  /** Whether the database's CPU belongs to the figure (PostgreSQL scenarios). */
+  usesDatabase: boolean;
+  stop(): Promise<void>;
+}
+
+/** One measured phase of one scenario. */
+export interface Measurement {
+  result: LoadResult;
+  /** The subject's utime + stime over the phase, in clock ticks. */
+  cpuTicks: number;
+  cpuUsPerRequest: number;
+  /** The PostgreSQL backends serving the subject, over the phase. */
+  dbUsPerRequest?: number;
+  /** The load generator's own CPU, when known. */
+  generatorUsPerRequest?: number;
+  /** process.hrtime of the phase, in µs (CLOCK_MONOTONIC, as V8's profile timestamps): to cut a CPU profile to it. */
+  window: { startUs: number; endUs: number };
+}
+
+export interface MeasureOptions {
+  ticksPerSecond: number;
+  /** Set when PostgreSQL scenarios run. */
+  database?: DatabaseCpuMeter;
+}
+
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+
+/**
+ * measurePhase reads the subject's CPU (and its database backends', and a
+ * long-lived load generator's) from /proc right before and right after one
+ * load phase and divides by the requests completed in it.
+ */
+export async function measurePhase(subject: Subject, runId: string, seconds: number, options: MeasureOptions): Promise<Measurement> {
+  const database = subject.usesDatabase ? options.database : undefined;
+  const dbBefore = database ? await database.sample(subject.pid) : undefined;
+  const generatorBefore = subject.generatorPid === undefined ? undefined : cpuTicks(subject.generatorPid);
+  const before = cpuTicks(subject.pid);
+  const startUs = monotonicUs();
+  const result = await subject.drive(runId, seconds);
+  const endUs = monotonicUs();
+  const after = cpuTicks(subject.pid);
+  const generatorAfter = subject.generatorPid === undefined ? undefined : cpuTicks(subject.generatorPid);
+  const dbAfter = database ? await database.sample(subject.pid) : undefined;
+  if (before === undefined || after === undefined) throw new Error(`process ${subject.pid} went away while measured:\n${subject.stderrTail()}`);
+
+  const perRequest = (ticks: number) => (ticks / options.ticksPerSecond / Math.max(1, result.requests)) * 1e6;
+  const generatorSeconds =
+    result.generatorCpuSeconds ??
+    (generatorBefore !== undefined && generatorAfter !== undefined ? (generatorAfter - generatorBefore) / options.ticksPerSecond : undefined);
+  return {
+    result,
+    cpuTicks: after - before,
+    cpuUsPerRequest: perRequest(after - before),
+    dbUsPerRequest: dbBefore && dbAfter ? perRequest(backendTicksSpent(dbBefore, dbAfter)) : undefined,
+    generatorUsPerRequest: generatorSeconds === undefined ? undefined : (generatorSeconds / Math.max(1, result.requests)) * 1e6,
+    window: { startUs, endUs },
+  };
+}

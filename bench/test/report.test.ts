@@ -1,0 +1,163 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { regressionsOf, targetsOf, type BenchReport, type ScenarioResult } from "../report.js";
+import type { Measurement } from "../support/measure.js";
+
+const round = (cpuUsPerRequest: number, p99Ms = 5, dbUsPerRequest?: number): Measurement => ({
+  result: { requests: 1000, seconds: 5, rps: 200, p50Ms: 1, p99Ms, maxMs: 10, errors: 0, outcomes: { "201": 1000 } },
+  cpuTicks: 500,
+  cpuUsPerRequest,
+  dbUsPerRequest,
+  window: { startUs: 0, endUs: 1 },
+});
+
+const scenario = (id: string, rounds: Measurement[]): ScenarioResult => ({
+  id,
+  label: id,
+  store: id.includes("postgres") || id.startsWith("ref-pg") ? "PostgreSQL" : "memory",
+  kind: id.startsWith("ref-") ? "reference" : "ours",
+  rounds,
+  peakRssBytes: 0,
+});
+
+const report = (scenarios: ScenarioResult[], previous?: BenchReport["previous"]): BenchReport => ({
+  machine: { cores: 2, cpuModel: "x", memoryGiB: 1, node: "v24", postgres: "15", wrk: "wrk", os: "Linux" },
+  date: "2026-11-23 12:00 UTC",
+  quick: false,
+  profiled: false,
+  connections: 50,
+  grpcConnections: 5,
+  rounds: 3,
+  warmupSeconds: 5,
+  rewarmSeconds: 1,
+  measureSeconds: 6,
+  ticksPerSecond: 100,
+  loadAverage: { start: [1, 1, 1], end: [1, 1, 1] },
+  scenarios,
+  scale: [],
+  previous,
+});
+
+describe("targetsOf", () => {
+  it("judges a rate target as the reference's CPU per request over ours, on the medians of the rounds", () => {
+    const targets = targetsOf(
+      report([
+        // Medians 60 and 150: 60 / 150 = 0.4× the bare rate, under 0.5×, although one round was fast.
+        scenario("ref-node", [round(55), round(60), round(70)]),
+        scenario("rest-create-memory", [round(100), round(150), round(160)]),
+      ]),
+    );
+    const bare = targets.find((t) => t.name === "REST create (memory) vs bare node:http create")!;
+    assert.equal(bare.met, false);
+    assert.match(bare.figure, /^0\.40× \(150 vs 60 µs\/request\)$/);
+  });
+
+  it("judges a cost target as our CPU per request over the other scenario's", () => {
+    const targets = targetsOf(
+      report([scenario("rest-create-memory", [round(200)]), scenario("rest-list-memory", [round(590)])]),
+    );
+    const list = targets.find((t) => t.name.startsWith("REST list, a page of 50 (memory)"))!;
+    assert.equal(list.met, true);
+    assert.match(list.figure, /^2\.95×/);
+  });
+
+  it("compares PostgreSQL creates on the Node process's CPU and shows the database's alongside", () => {
+    const targets = targetsOf(
+      report([scenario("ref-pg-cte", [round(180, 5, 450)]), scenario("rest-create-postgres", [round(300, 5, 700)])]),
+    );
+    const pg = targets.find((t) => t.name.startsWith("REST create (PostgreSQL)"))!;
+    assert.equal(pg.met, true);
+    assert.match(pg.figure, /^0\.60× .* with PostgreSQL's backends 0\.63×\)$/);
+  });
+
+  it("takes the median p99 of the rounds against 10 ms", () => {
+    const targets = targetsOf(report([scenario("rest-create-memory", [round(100, 8), round(100, 12), round(100, 9)])]));
+    assert.equal(targets.find((t) => t.name.startsWith("p99"))!.met, true);
+  });
+
+  it("leaves a target whose scenarios did not run unjudged", () => {
+    const targets = targetsOf(report([scenario("ref-node", [round(60)])]));
+    assert.equal(targets.find((t) => t.name === "REST create (memory) vs bare node:http create")!.met, undefined);
+  });
+});
+
+describe("regressionsOf", () => {
+  const spread = (median: number, min = median, max = median) => ({ median, min, max });
+
+  it("compares each scenario of ours net of how much the references say the machine changed", () => {
+    // The references got 1.6× and 2.5× slower: the machine, 2× (their geometric mean). rest-create-memory's 2× is
+    // then no regression; rest-list-memory's 2.6× is one.
+    const previous = {
+      date: "earlier",
+      cpuUsPerRequest: {
+        "ref-node": spread(50),
+        "ref-fastify": spread(60),
+        "rest-create-memory": spread(200, 190, 210),
+        "rest-list-memory": spread(500, 480, 520),
+      },
+    };
+    const now = report(
+      [
+        scenario("ref-node", [round(80)]),
+        scenario("ref-fastify", [round(150)]),
+        scenario("rest-create-memory", [round(400), round(390), round(410)]),
+        scenario("rest-list-memory", [round(1300), round(1250), round(1350)]),
+      ],
+      previous,
+    );
+    const changes = Object.fromEntries(regressionsOf(now)!.map((r) => [r.id, [Math.round(r.change * 100), r.regressed]]));
+    assert.deepEqual(changes, { "rest-create-memory": [0, false], "rest-list-memory": [30, true] });
+    const target = targetsOf(now).find((t) => t.name.startsWith("No regression: CPU"))!;
+    assert.equal(target.met, false);
+    assert.match(target.name, /the references': memory 2\.00×/);
+    assert.match(target.figure, /^rest-list-memory \+30% \(500 → 1,300 µs, ranges apart\)$/);
+  });
+
+  it("does not call a higher median a regression while the ranges overlap (noise)", () => {
+    const previous = {
+      date: "earlier",
+      cpuUsPerRequest: { "ref-pg-cte": spread(100), "rest-create-postgres": spread(1200, 1000, 1800) },
+    };
+    const now = report([scenario("ref-pg-cte", [round(100)]), scenario("rest-create-postgres", [round(1400), round(1100), round(2000)])], previous);
+    const [r] = regressionsOf(now)!;
+    assert.equal(r!.regressed, false);
+    assert.equal(targetsOf(now).find((t) => t.name.startsWith("No regression: CPU"))!.met, true);
+  });
+
+  it("reads a record of the first format, medians only", async () => {
+    const { mkdtempSync, writeFileSync, rmSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const { readRecord } = await import("../report.js");
+    const dir = mkdtempSync(join(tmpdir(), "bench-record-"));
+    try {
+      writeFileSync(join(dir, "r.json"), JSON.stringify({ date: "d", cpuUsPerRequest: { "ref-node": 47.2 } }));
+      assert.deepEqual(readRecord(join(dir, "r.json")), { date: "d", cpuUsPerRequest: { "ref-node": spread(47.2) } });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("the soak target", () => {
+  it("compares the medians of the last and first thirds of the RSS samples, not two single samples", () => {
+    const mib = 2 ** 20;
+    // One high sample at the very end (a heap growing before a major collection) does not decide it.
+    const samples = [300, 301, 302, 303, 302, 303, 304, 303, 302, 360].map((x) => x * mib);
+    const soak = {
+      seconds: 9,
+      warmupSeconds: 20,
+      load: round(100).result,
+      cpuUsPerRequest: 700,
+      startRss: samples[0]!,
+      endRss: samples[samples.length - 1]!,
+      maxRss: 360 * mib,
+      firstThirdRss: 301 * mib,
+      lastThirdRss: 303 * mib,
+      samples,
+    };
+    const target = targetsOf({ ...report([]), soak }).find((t) => t.name.startsWith("RSS flat"))!;
+    assert.equal(target.met, true);
+    assert.match(target.figure, /^301 → 303 MiB \(\+0\.7%; 300 at the start, 360 at the end, peak 360\)$/);
+  });
+});

@@ -1,0 +1,169 @@
+import type { Message } from "@bufbuild/protobuf";
+import { Code, ConnectError } from "@connectrpc/connect";
+import type { ApiKeyVerifier } from "../auth/api-key-verifier.js";
+import { authenticate, bearerKeyOf } from "../auth/authenticate.js";
+import { hashApiKey } from "../auth/hash-api-key.js";
+import type { FailedAuthThrottle } from "../limits/failed-auth-throttle.js";
+import type { RateDecision, RateLimit, RateLimiter } from "../limits/rate-limiter.js";
+import { HttpRefusal } from "../http/http-refusal.js";
+import { BodyTooLarge, ClientGone } from "../http/read-body.js";
+import type { Logger } from "../lib/logger.js";
+import { createStringChecks } from "./check-strings.js";
+import type { Procedure, ProcedureCall } from "./procedure.js";
+import type { RequestContext } from "./request-context.js";
+
+/** How a protocol hands one call to the pipeline. */
+export interface PipelineCall {
+  /** Every Authorization header value the request carried (a repeated header is refused). */
+  authorization: readonly string[];
+  /**
+   * REST checks the key before it reads the body (the contract's order:
+   * route, key, media type, size, body); the RPC protocols decode the message
+   * first, as their framing requires.
+   */
+  keyFirst: boolean;
+}
+
+export interface PipelineOptions {
+  verifier: ApiKeyVerifier;
+  logger: Logger;
+  /** The per-API-key limit (RATE_LIMIT_RPS, RATE_LIMIT_BURST); absent, keys are not limited. */
+  keyLimit?: { limiter: RateLimiter; limit: RateLimit };
+  /** Failed authentications per client address (AUTH_FAILURES_PER_MINUTE); absent, not throttled. */
+  failedAuth?: FailedAuthThrottle;
+}
+
+/**
+ * Pipeline is the one path every call takes, whatever protocol brought it:
+ * authenticate (when the procedure needs a key) and rate-limit, refuse input
+ * no store can hold, run the procedure, and keep unexpected failures private.
+ * The protocols only frame, decode and encode around it.
+ */
+export interface Pipeline {
+  /**
+   * Runs a unary procedure. Rejects only with a ConnectError, an HttpRefusal
+   * (413/415 from reading the input) or ClientGone: anything else has been
+   * logged and replaced by Internal "internal error".
+   */
+  unary(context: RequestContext, procedure: Procedure, call: PipelineCall, readInput: () => Promise<Message>): Promise<Message>;
+  /** Runs a streaming procedure; errors raised while it streams are mapped the same way (see failure()). */
+  stream(
+    context: RequestContext,
+    procedure: Procedure,
+    call: PipelineCall,
+    inputs: AsyncIterable<Message>,
+    signal: AbortSignal,
+  ): Promise<AsyncIterable<Message>>;
+  /** failure maps anything thrown while serving to what the client may see, logging the unexpected. */
+  failure(context: RequestContext, error: unknown): unknown;
+}
+
+const neverAborted = new AbortController().signal;
+
+/** createPipeline builds the pipeline over the key verifier (which carries the rate limit). */
+export function createPipeline(options: PipelineOptions): Pipeline {
+  const strings = createStringChecks();
+
+  const { verifier, keyLimit, failedAuth } = options;
+
+  /**
+   * principalOf authenticates the call and charges it to its key's rate
+   * limit. An address over its failed-auth budget gets 429 for any key not
+   * already known good, without a store lookup; a key the store does not know
+   * spends that budget. An unknown key is never charged to a real key's bucket.
+   */
+  async function principalOf(context: RequestContext, procedure: Procedure, call: PipelineCall): Promise<string> {
+    if (!procedure.requiresKey) return "";
+    if (call.authorization.length > 1) {
+      throw new ConnectError("send the Authorization header once", Code.Unauthenticated);
+    }
+    const header = call.authorization[0];
+    if (failedAuth) {
+      const blocked = await failedAuth.check(context.clientAddress);
+      if (!blocked.allowed) {
+        const key = bearerKeyOf(header);
+        if (key === undefined || !verifier.knows?.(key)) {
+          throw limited(blocked, "too many failed authentications from this address");
+        }
+      }
+    }
+    let principal;
+    try {
+      principal = await authenticate(header, verifier);
+    } catch (error) {
+      if (failedAuth && error instanceof ConnectError && error.code === Code.Unauthenticated) {
+        await failedAuth.recordFailure(context.clientAddress);
+      }
+      throw error;
+    }
+    context.merchantId = principal.merchantId;
+    if (keyLimit) {
+      // Buckets are keyed by the key's hash: a shared limiter never holds a key.
+      const decision = await keyLimit.limiter.consume(hashApiKey(bearerKeyOf(header)!).toString("hex"));
+      if (!decision.allowed) {
+        const { ratePerSecond, burst } = keyLimit.limit;
+        throw limited(decision, `rate limit exceeded: at most ${ratePerSecond} requests per second per API key, bursts of ${burst}`);
+      }
+    }
+    return principal.merchantId;
+  }
+
+  function failure(context: RequestContext, error: unknown): unknown {
+    if (error instanceof ConnectError && error.code !== Code.Internal && error.code !== Code.Unknown) return error;
+    if (error instanceof HttpRefusal || error instanceof BodyTooLarge || error instanceof ClientGone) return error;
+    const rest = context.protocol === "rest";
+    options.logger.error(
+      {
+        requestId: context.requestId,
+        ...(context.merchantId !== undefined && { merchantId: context.merchantId }),
+        [rest ? "route" : "procedure"]: context.route,
+        err: describeError(error),
+      },
+      rest ? "unexpected error in REST request" : "unexpected error in RPC handler",
+    );
+    return new ConnectError("internal error", Code.Internal, undefined, undefined, error);
+  }
+
+  return {
+    failure,
+
+    async unary(context, procedure, call, readInput) {
+      try {
+        let merchantId = call.keyFirst ? await principalOf(context, procedure, call) : "";
+        const input = await readInput();
+        if (!call.keyFirst) merchantId = await principalOf(context, procedure, call);
+        strings.checkFor(procedure.method.input)(input);
+        const procedureCall: ProcedureCall = { merchantId, context, signal: neverAborted };
+        return await procedure.unary!(input, procedureCall);
+      } catch (error) {
+        throw failure(context, error);
+      }
+    },
+
+    async stream(context, procedure, call, inputs, signal) {
+      try {
+        const merchantId = await principalOf(context, procedure, call);
+        const check = strings.checkFor(procedure.method.input);
+        const checked = (async function* () {
+          for await (const input of inputs) {
+            check(input);
+            yield input;
+          }
+        })();
+        return procedure.stream!(checked, { merchantId, context, signal });
+      } catch (error) {
+        throw failure(context, error);
+      }
+    },
+  };
+}
+
+/** limited is ResourceExhausted (REST 429) with Retry-After in whole seconds, at least 1 (RFC 9110 §10.2.3). */
+function limited(decision: RateDecision, reason: string): ConnectError {
+  const seconds = decision.allowed ? 1 : Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
+  return new ConnectError(`${reason}; retry after ${seconds} s`, Code.ResourceExhausted, { "retry-after": String(seconds) });
+}
+
+function describeError(error: unknown): unknown {
+  return error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error);
+}

@@ -1,0 +1,54 @@
+import { Code, ConnectError } from "@connectrpc/connect";
+import { TestHelperService, type PaymentAttempt } from "../../gen/payments/v2/test_helpers_pb.js";
+import type { PaymentAttemptRecord } from "../domain/payment-attempt.js";
+import { defineProcedures, type Procedure } from "../pipeline/procedure.js";
+import type { TestHelperService as TestHelperRules } from "../sandbox/test-helper-service.js";
+import { timestamp } from "../service/payment-intent-presenter.js";
+
+/** The clock helpers' RPCs: served only with TEST_CLOCK=true. */
+const clockMethods = new Set<string>([TestHelperService.method.advanceClock.name, TestHelperService.method.getClock.name]);
+
+/**
+ * createTestHelperProcedures adapts the test helpers to their RPCs, served on
+ * every protocol like the API's. CreateMerchant needs no key (it is how a
+ * suite gets one); the rest act for the key's merchant. Without the test
+ * clock its two RPCs are left out, so they are Unimplemented (REST: 404).
+ */
+export function createTestHelperProcedures(rules: TestHelperRules): Procedure[] {
+  const clock = rules.clock;
+  // Left out below when the clock is off; this is what they would answer.
+  const testClock = () => {
+    if (!clock) throw new ConnectError("the test clock is off: start with TEST_CLOCK=true", Code.Unimplemented);
+    return clock;
+  };
+  const procedures = defineProcedures(
+    TestHelperService,
+    {
+      createMerchant: (request) => rules.createMerchant(request.name),
+      createPaymentAttempt: async (request, call) => {
+        const { attempt, paymentIntent } = await rules.pay(call.merchantId, request.id, request);
+        return { attempt: attemptMessage(attempt), paymentIntent };
+      },
+      expirePaymentIntent: (request, call) => rules.expire(call.merchantId, request.id),
+      advanceClock: (request) => ({ now: timestamp(testClock().advance(request.seconds)) }),
+      getClock: () => ({ now: timestamp(testClock().now()) }),
+    },
+    { requiresKey: { except: ["createMerchant"] } },
+  );
+  return clock ? procedures : procedures.filter((procedure) => !clockMethods.has(procedure.method.name));
+}
+
+/** attemptMessage renders a recorded attempt; never any card data (there is none to render). */
+function attemptMessage(attempt: PaymentAttemptRecord): PaymentAttempt {
+  return {
+    $typeName: "payments.v2.PaymentAttempt",
+    id: attempt.id,
+    paymentIntentId: attempt.paymentIntentId,
+    amount: attempt.amount,
+    paymentMethod: attempt.method,
+    outcome: attempt.outcome,
+    reference: attempt.processorReference,
+    declineReason: attempt.declineReason ?? undefined,
+    createdAt: timestamp(attempt.createdAt),
+  };
+}

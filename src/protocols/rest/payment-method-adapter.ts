@@ -1,0 +1,26 @@
+import { invalid } from "../../service/field-rules.js";
+import { maxPaymentMethods } from "../../service/normalize-create-request.js";
+import type { FieldAdapter } from "../decode-json.js";
+
+/**
+ * The contract shows paymentMethod items as objects (§2.5); the proto carries
+ * names. Over REST an item may be "card" or {"type": "card"}: both mean card.
+ * An empty list is refused rather than read as "omitted".
+ */
+export const paymentMethodAdapter: [string, FieldAdapter] = [
+  "payments.v2.CreatePaymentIntentRequest.payment_method",
+  (value, path) => {
+    if (!Array.isArray(value)) return value;
+    // proto3 cannot tell [] from omitted; REST can, and the rule is 1–10 names.
+    if (value.length === 0) throw invalid(`${path} must list 1 to ${maxPaymentMethods} payment methods; omit it to allow every enabled method`);
+    return value.map((item, index) => {
+      if (typeof item !== "object" || item === null || Array.isArray(item)) return item;
+      const keys = Object.keys(item);
+      const unknown = keys.find((key) => key !== "type");
+      if (unknown !== undefined) throw invalid(`unknown field ${path}[${index}].${unknown}`);
+      const type = (item as { type?: unknown }).type;
+      if (typeof type !== "string") throw invalid(`${path}[${index}].type must be a string`);
+      return type;
+    });
+  },
+];

@@ -1,0 +1,121 @@
+import { Code, ConnectError } from "@connectrpc/connect";
+import type { PaymentIntentListItem } from "../../gen/payments/v2/payment_intent_pb.js";
+import type { PaymentAttemptOutcome, PaymentAttemptRecord } from "../domain/payment-attempt.js";
+import type { AdvanceableClock } from "../lib/advanceable-clock.js";
+import type { Clock } from "../lib/clock.js";
+import type { IdGenerator } from "../lib/ids.js";
+import { testCards } from "../processor/test-mode-processor.js";
+import type { CheckoutService } from "../service/checkout-service.js";
+import { checkText, invalid } from "../service/field-rules.js";
+import type { PaymentExpiry } from "../service/payment-expiry.js";
+import type { PaymentIntentService } from "../service/payment-intent-service.js";
+import { assertTransition } from "../service/payment-state-machine.js";
+import type { PaymentIntentStore } from "../store/payment-intent-store.js";
+import { createTestMerchant, type TestMerchant } from "./create-test-merchant.js";
+import type { ForcedOutcomes } from "./forced-outcomes.js";
+import type { MerchantEnrollment } from "./merchant-enrollment.js";
+
+/** The most one AdvanceClock may move: ten years, far past any TTL, retry schedule or retention. */
+export const maxAdvanceSeconds = 315_360_000;
+
+/** What a helper payment did: the attempt recorded, and the intent after it in the GET shape. */
+export interface TestPayment {
+  attempt: PaymentAttemptRecord;
+  paymentIntent: PaymentIntentListItem;
+}
+
+/**
+ * TestHelperService is what a test suite may do beyond the production API
+ * (TEST_HELPERS=true). Payments and expiry go through the same service
+ * functions as the hosted checkout and the expiry, so everything that follows
+ * a real payment (the state machine, the attempt record, transaction, the
+ * attempt limit, events) follows a helper's.
+ */
+export interface TestHelperService {
+  createMerchant(name: string | undefined): Promise<TestMerchant>;
+  /** Pays the merchant's intent with the method (default: the intent's first) and the outcome given. */
+  pay(merchantId: string, id: string, request: { paymentMethod: string; outcome: string }): Promise<TestPayment>;
+  /** Expires the merchant's pending intent now, as if CHECKOUT_TTL had passed. */
+  expire(merchantId: string, id: string): Promise<PaymentIntentListItem>;
+  /** Undefined without TEST_CLOCK: then the clock helpers are not served. */
+  readonly clock: TestClockHelpers | undefined;
+}
+
+export interface TestClockHelpers {
+  now(): Date;
+  /** Moves the service's clock forward by whole seconds (1 to maxAdvanceSeconds). */
+  advance(seconds: bigint): Date;
+}
+
+export interface TestHelperServiceDeps {
+  intents: PaymentIntentStore;
+  paymentIntents: PaymentIntentService;
+  /** The checkout service the hosted page uses, built with outcomes.processor. */
+  checkout: CheckoutService;
+  outcomes: ForcedOutcomes;
+  expiry: PaymentExpiry;
+  enrollment: MerchantEnrollment;
+  clock: Clock;
+  ids: IdGenerator;
+  /** The service's clock when TEST_CLOCK=true. */
+  testClock?: AdvanceableClock;
+}
+
+/** createTestHelperService wires the helpers to the services they drive. */
+export function createTestHelperService(deps: TestHelperServiceDeps): TestHelperService {
+  const notFound = (id: string) => new ConnectError(`payment intent ${id} not found`, Code.NotFound);
+
+  /** The merchant's live intent, as GET finds it: another merchant's, unknown and deleted are 404. */
+  async function liveIntent(merchantId: string, id: string) {
+    const found = await deps.intents.findById(merchantId, id);
+    if (!found || found.deletedAt !== null) throw notFound(id);
+    return found;
+  }
+
+  const testClock = deps.testClock;
+  return {
+    async createMerchant(name) {
+      if (name !== undefined) checkText("name", name, 100);
+      return createTestMerchant(deps, name);
+    },
+
+    async pay(merchantId, id, request) {
+      if (request.outcome !== "succeeded" && request.outcome !== "declined") throw invalid("outcome must be succeeded or declined");
+      const outcome: PaymentAttemptOutcome = request.outcome;
+      const intent = await liveIntent(merchantId, id);
+      const method = request.paymentMethod || intent.paymentMethods[0]!;
+      if (!intent.paymentMethods.includes(method)) {
+        throw invalid(`paymentMethod ${method} is not allowed for payment intent ${id}: it allows ${intent.paymentMethods.join(", ")}`);
+      }
+      // The card form as a customer would fill it in, with the test card of the outcome.
+      const expiry = `12/${deps.clock.now().getUTCFullYear() + 1}`;
+      const card = method === "card" ? { number: outcome === "succeeded" ? testCards.succeeds : testCards.declined, expiry, cvv: "123" } : undefined;
+      const result = await deps.outcomes.run(outcome, () => deps.checkout.pay(intent.checkoutToken, { method, card }));
+      if (result.kind !== "attempted") throw new Error(`the checkout refused the helper's card form: ${result.errors.map((e) => e.field).join(", ")}`);
+      return { attempt: result.attempt, paymentIntent: await deps.paymentIntents.get(merchantId, id) };
+    },
+
+    async expire(merchantId, id) {
+      const intent = await liveIntent(merchantId, id);
+      // Its deadline brought forward to now, the intent takes the expiry's own transition (and events).
+      const now = deps.clock.now();
+      const due = intent.status === "pending" && intent.expiresAt > now ? { ...intent, expiresAt: now } : intent;
+      const settled = await deps.expiry.settle(due);
+      // Refused when it was not pending, or stopped being so meanwhile (paid, deleted).
+      if (intent.status !== "pending" || settled.status !== "expired") {
+        assertTransition(id, settled.deletedAt ? "cancelled" : settled.status, "expired");
+      }
+      return deps.paymentIntents.get(merchantId, id);
+    },
+
+    clock: testClock && {
+      now: () => testClock.now(),
+      advance(seconds) {
+        if (seconds < 1n || seconds > BigInt(maxAdvanceSeconds)) {
+          throw invalid(`seconds must be a whole number from 1 to ${maxAdvanceSeconds} (ten years)`);
+        }
+        return testClock.advance(Number(seconds) * 1000);
+      },
+    },
+  };
+}

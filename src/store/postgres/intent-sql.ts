@@ -1,0 +1,308 @@
+import type { PaymentAttemptOutcome, PaymentAttemptRecord } from "../../domain/payment-attempt.js";
+import type { PaymentIntentRecord, PaymentIntentStatus } from "../../domain/payment-intent.js";
+import type { ListQuery } from "../payment-intent-store.js";
+import {
+  bigintArrayParam,
+  epochMs,
+  nullableTimestampParam,
+  parseEpochMs,
+  parseNullableEpochMs,
+  parsePlainTextArray,
+  textArrayParam,
+  timestampParam,
+} from "./sql-values.js";
+import { accountColumns } from "./account-rows.js";
+import type { PipelineStep } from "./pipeline.js";
+
+/**
+ * The SQL of the payment-intent store and the reading of its rows. Every
+ * statement is a constant text (or one of a few variants built once), with
+ * every value a `$n` parameter. Rows are read by position: intentColumns and
+ * readIntent go together.
+ */
+
+type Row = readonly (string | null)[];
+
+/** An intent's columns as the store reads them, alias t; the splits as one JSON array. */
+export function intentColumns(t: string): string {
+  return [
+    `${t}.id`,
+    `${t}.merchant_id`,
+    `${t}.amount`,
+    `${t}.total_amount`,
+    `${t}.customer_email`,
+    `${t}.receipt_email`,
+    `${t}.status`,
+    `${t}.client_reference`,
+    `${t}.payment_methods`,
+    `${t}.callback_url`,
+    `${t}.transaction`,
+    `${t}.checkout_token`,
+    `${t}.request_fingerprint`,
+    epochMs(`${t}.created_at`),
+    epochMs(`${t}.updated_at`),
+    epochMs(`${t}.expires_at`),
+    epochMs(`${t}.deleted_at`),
+    `(select json_agg(json_build_array(s.settlement_account_id, s.split_amount::text) order by s.position)
+        from payment_intent_splits s where s.payment_intent_id = ${t}.id)`,
+  ].join(", ");
+}
+
+/** How many columns intentColumns yields. */
+export const intentColumnCount = 18;
+
+/** Reads intentColumns starting at start. */
+export function readIntent(row: Row, start = 0): PaymentIntentRecord {
+  const splits = row[start + 17];
+  return {
+    id: row[start]!,
+    merchantId: row[start + 1]!,
+    amount: BigInt(row[start + 2]!),
+    totalAmount: BigInt(row[start + 3]!),
+    currency: "NGN",
+    country: "NG",
+    customerEmail: row[start + 4]!,
+    receiptEmail: row[start + 5]!,
+    status: row[start + 6] as PaymentIntentStatus,
+    clientReference: row[start + 7]!,
+    // The check constraint keeps every method name plain (a-z 0-9 _).
+    paymentMethods: parsePlainTextArray(row[start + 8]!),
+    callbackUrl: row[start + 9] ?? null,
+    transaction: row[start + 10] ?? null,
+    splits: splits
+      ? (JSON.parse(splits) as [string, string][]).map(([settlementAccountId, amount]) => ({
+          settlementAccountId,
+          splitAmount: BigInt(amount),
+        }))
+      : [],
+    checkoutToken: row[start + 11]!,
+    requestFingerprint: row[start + 12]!,
+    createdAt: parseEpochMs(row[start + 13]!),
+    updatedAt: parseEpochMs(row[start + 14]!),
+    expiresAt: parseEpochMs(row[start + 15]!),
+    deletedAt: parseNullableEpochMs(row[start + 16] ?? null),
+  };
+}
+
+const attemptColumns = `id, payment_intent_id, merchant_id, amount, method, outcome, processor_reference, decline_reason, ${epochMs("created_at")}`;
+
+export function readAttempt(row: Row): PaymentAttemptRecord {
+  return {
+    id: row[0]!,
+    paymentIntentId: row[1]!,
+    merchantId: row[2]!,
+    amount: BigInt(row[3]!),
+    method: row[4]!,
+    outcome: row[5] as PaymentAttemptOutcome,
+    processorReference: row[6]!,
+    declineReason: row[7] ?? null,
+    createdAt: parseEpochMs(row[8]!),
+  };
+}
+
+/**
+ * The settlement account of intent t as a list item shows it (§2.4): its
+ * first split's account, else the merchant's earliest one (the `earliest`
+ * CTE, read once per statement), joined by primary key.
+ */
+const itemAccountJoin = `
+  left join lateral (
+    select ${accountColumns("a")} from settlement_accounts a
+    where a.merchant_id = pi.merchant_id
+      and a.id = coalesce(
+        (select s.settlement_account_id from payment_intent_splits s where s.payment_intent_id = pi.id and s.position = 0),
+        (select e.id from earliest e))
+  ) acc on true`;
+const earliestCte = `earliest as materialized (
+    select id from settlement_accounts where merchant_id = $1 order by created_at, id limit 1
+  )`;
+
+/**
+ * The create: one statement writes the intent and its splits, or, when the
+ * merchant already used the clientReference, writes nothing (ON CONFLICT DO
+ * NOTHING raises no error, so an idempotent replay leaves no ERROR in the
+ * server's log) and returns the stored intent. The first column says whether
+ * it inserted; the rest is the existing intent, if this statement's snapshot
+ * can see it (see insertIntent).
+ */
+const insertText = `
+  with inserted as (
+    insert into payment_intents (id, merchant_id, amount, total_amount, currency, country, customer_email, receipt_email,
+      status, client_reference, payment_methods, callback_url, transaction, checkout_token, request_fingerprint,
+      created_at, updated_at, expires_at, deleted_at)
+    values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
+    on conflict (merchant_id, client_reference) do nothing
+    returning id, merchant_id
+  ), splits as (
+    insert into payment_intent_splits (payment_intent_id, position, merchant_id, settlement_account_id, split_amount)
+    select i.id, s.n - 1, i.merchant_id, s.account_id, s.amount
+    from inserted i cross join unnest($20::text[], $21::int8[]) with ordinality as s (account_id, amount, n)
+  )
+  select exists (select 1 from inserted), ${intentColumns("pi")}
+  from (values (1)) as one (x)
+  left join payment_intents pi on pi.merchant_id = $2 and pi.client_reference = $10`;
+
+export function insertIntent(record: PaymentIntentRecord): PipelineStep {
+  return {
+    text: insertText,
+    values: [
+      record.id,
+      record.merchantId,
+      record.amount.toString(),
+      record.totalAmount.toString(),
+      record.currency,
+      record.country,
+      record.customerEmail,
+      record.receiptEmail,
+      record.status,
+      record.clientReference,
+      textArrayParam(record.paymentMethods),
+      record.callbackUrl,
+      record.transaction,
+      record.checkoutToken,
+      record.requestFingerprint,
+      timestampParam(record.createdAt),
+      timestampParam(record.updatedAt),
+      timestampParam(record.expiresAt),
+      nullableTimestampParam(record.deletedAt),
+      textArrayParam(record.splits.map((s) => s.settlementAccountId)),
+      bigintArrayParam(record.splits.map((s) => s.splitAmount)),
+    ],
+  };
+}
+
+const byIdText = `select ${intentColumns("pi")} from payment_intents pi where pi.merchant_id = $1 and pi.id = $2`;
+export const findById = (merchantId: string, id: string): PipelineStep => ({ text: byIdText, values: [merchantId, id] });
+
+const byReferenceText = `select ${intentColumns("pi")} from payment_intents pi where pi.merchant_id = $1 and pi.client_reference = $2`;
+export const findByReference = (merchantId: string, reference: string): PipelineStep => ({
+  text: byReferenceText,
+  values: [merchantId, reference],
+});
+
+const byTokenText = `select ${intentColumns("pi")} from payment_intents pi where pi.checkout_token = $1`;
+export const findByCheckoutToken = (token: string): PipelineStep => ({ text: byTokenText, values: [token] });
+
+const withAccountText = `
+  with ${earliestCte}
+  select ${intentColumns("pi")}, acc.* from payment_intents pi ${itemAccountJoin}
+  where pi.merchant_id = $1 and pi.id = $2`;
+export const findWithAccount = (merchantId: string, id: string): PipelineStep => ({ text: withAccountText, values: [merchantId, id] });
+
+/** The shape of a list query: which optional conditions it has. */
+type ListShape = `${boolean}|${boolean}|${"none" | "equals" | "pending" | "expired"}`;
+const listTexts = new Map<ListShape, string>();
+
+/**
+ * listText builds (once per shape) the keyset page query: live intents of the
+ * merchant, newest first, each with its list item's account, in one
+ * statement. Its conditions are fixed per shape rather than `$n is null or …`,
+ * so the plan reads payment_intents_merchant_created_idx with the cursor as
+ * an index condition (test/postgres/explain-list.test.ts). Parameters:
+ * $1 merchant, $2 limit, then (when present) reference, status or now,
+ * cursor time and id.
+ */
+function listText(shape: ListShape): string {
+  let text = listTexts.get(shape);
+  if (text) return text;
+  const [byReference, after, status] = shape.split("|") as [string, string, string];
+  const conditions = ["pi.merchant_id = $1", "pi.deleted_at is null"];
+  let n = 2;
+  if (byReference === "true") conditions.push(`pi.client_reference = $${++n}`);
+  if (status === "equals") conditions.push(`pi.status = $${++n}`);
+  // A lapsed pending intent is expired to every reader (README, Checkout and the payment lifecycle).
+  if (status === "pending") conditions.push(`pi.status = 'pending'`, `pi.expires_at > $${++n}`);
+  if (status === "expired") conditions.push(`(pi.status = 'expired' or (pi.status = 'pending' and pi.expires_at <= $${++n}))`);
+  if (after === "true") conditions.push(`(pi.created_at, pi.id) < ($${++n}::timestamptz, $${++n})`);
+  text = `
+    with ${earliestCte}
+    select ${intentColumns("pi")}, acc.* from payment_intents pi ${itemAccountJoin}
+    where ${conditions.join(" and ")}
+    order by pi.created_at desc, pi.id desc
+    limit $2`;
+  listTexts.set(shape, text);
+  return text;
+}
+
+export function listIntents(query: ListQuery): PipelineStep {
+  const status = query.status === undefined ? "none" : query.status === "pending" || query.status === "expired" ? query.status : "equals";
+  const values: (string | null)[] = [query.merchantId, String(query.limit)];
+  if (query.clientReference !== undefined) values.push(query.clientReference);
+  if (status === "equals") values.push(query.status!);
+  if (status === "pending" || status === "expired") values.push(timestampParam(query.now));
+  if (query.after) values.push(timestampParam(query.after.createdAt), query.after.id);
+  return { text: listText(`${query.clientReference !== undefined}|${query.after !== undefined}|${status}`), values };
+}
+
+const cancelText = `
+  with changed as (
+    update payment_intents set status = 'cancelled', updated_at = $3, deleted_at = $3
+    where merchant_id = $1 and id = $2 and status = 'pending' and deleted_at is null
+    returning *
+  )
+  select ${intentColumns("changed")} from changed`;
+export const cancelIntent = (merchantId: string, id: string, at: Date): PipelineStep => ({
+  text: cancelText,
+  values: [merchantId, id, timestampParam(at)],
+});
+
+const transitionText = `
+  with changed as (
+    update payment_intents set status = $4, updated_at = $5, transaction = coalesce($6, transaction)
+    where merchant_id = $1 and id = $2 and status = $3 and deleted_at is null
+    returning *
+  )
+  select ${intentColumns("changed")} from changed`;
+export function transitionIntent(
+  merchantId: string,
+  id: string,
+  change: { from: PaymentIntentStatus; to: PaymentIntentStatus; at: Date; transaction?: string },
+): PipelineStep {
+  return {
+    text: transitionText,
+    values: [merchantId, id, change.from, change.to, timestampParam(change.at), change.transaction ?? null],
+  };
+}
+
+/** SKIP LOCKED: an intent being paid right now is left for the next sweep. */
+const expireText = `
+  with due as (
+    select id from payment_intents
+    where status = 'pending' and deleted_at is null and expires_at <= $1
+    order by expires_at
+    limit $2
+    for update skip locked
+  ), changed as (
+    update payment_intents pi set status = 'expired', updated_at = $1
+    from due where pi.id = due.id
+    returning pi.*
+  )
+  select ${intentColumns("changed")} from changed`;
+export const expireDue = (at: Date, limit: number): PipelineStep => ({ text: expireText, values: [timestampParam(at), String(limit)] });
+
+/** The row lock that serializes attempts on one intent (two tabs, a double submit). */
+const lockText = `select ${intentColumns("pi")} from payment_intents pi where pi.merchant_id = $1 and pi.id = $2 for update of pi`;
+export const lockIntent = (merchantId: string, id: string): PipelineStep => ({ text: lockText, values: [merchantId, id] });
+
+const attemptsText = `select ${attemptColumns} from payment_attempts where merchant_id = $1 and payment_intent_id = $2 order by created_at, id`;
+export const listAttempts = (merchantId: string, id: string): PipelineStep => ({ text: attemptsText, values: [merchantId, id] });
+
+const insertAttemptText = `
+  insert into payment_attempts (id, payment_intent_id, merchant_id, amount, method, outcome, processor_reference, decline_reason, created_at)
+  values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`;
+export function insertAttempt(attempt: PaymentAttemptRecord): PipelineStep {
+  return {
+    text: insertAttemptText,
+    values: [
+      attempt.id,
+      attempt.paymentIntentId,
+      attempt.merchantId,
+      attempt.amount.toString(),
+      attempt.method,
+      attempt.outcome,
+      attempt.processorReference,
+      attempt.declineReason,
+      timestampParam(attempt.createdAt),
+    ],
+  };
+}

@@ -1,0 +1,222 @@
+import { randomUUID } from "node:crypto";
+import type {
+  ClaimedDelivery,
+  CompletionResult,
+  DeliveryAttempt,
+  DeliveryQueue,
+  DeliveryStatus,
+  DisabledReason,
+} from "./delivery-queue.js";
+import type { SigningSecret } from "./signing-secrets.js";
+
+/** MemoryEndpoint is an endpoint as the memory queue keeps it. */
+export interface MemoryEndpoint {
+  id: string;
+  url: string;
+  /** Current first; plain (a process's memory is not "at rest"). */
+  secrets: SigningSecret[];
+  status: "enabled" | "disabled";
+  disabledReason: DisabledReason | null;
+  /** When the current run of failures began; null after a success. */
+  failingSince: Date | null;
+}
+
+/** NewDelivery: one event for one endpoint, as the outbox enqueues it. */
+export interface NewDelivery {
+  id: string;
+  eventId: string;
+  eventType: string;
+  endpointId: string;
+  /** The event's JSON, exactly as it will be signed and sent. */
+  body: string;
+  createdAt: Date;
+  /** Default: createdAt (due at once). */
+  nextAttemptAt?: Date;
+}
+
+/** DeliveryRecord: a delivery with its attempts, as the API will list it. */
+export interface DeliveryRecord {
+  id: string;
+  eventId: string;
+  eventType: string;
+  endpointId: string;
+  body: string;
+  status: DeliveryStatus;
+  attempts: DeliveryAttempt[];
+  /** Null once the delivery has ended. */
+  nextAttemptAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+  /** The current claim; expiresAt is on the queue's lease clock (milliseconds). */
+  lease: { owner: string; token: string; expiresAt: number } | null;
+}
+
+/** MemoryDeliveryQueue is the DeliveryQueue of memory mode, plus what the memory outbox and tests need. */
+export interface MemoryDeliveryQueue extends DeliveryQueue {
+  /** Adds or replaces an endpoint (status and failing state default to enabled, not failing). */
+  putEndpoint(endpoint: Pick<MemoryEndpoint, "id" | "url" | "secrets"> & Partial<MemoryEndpoint>): void;
+  /** A copy of an endpoint's state. */
+  endpoint(id: string): MemoryEndpoint | undefined;
+  /** Adds a pending delivery; its endpoint must exist and its id be new. */
+  enqueue(delivery: NewDelivery): void;
+  /** A copy of one delivery. */
+  delivery(id: string): DeliveryRecord | undefined;
+  /** Copies of every delivery, oldest first. */
+  deliveries(): DeliveryRecord[];
+}
+
+export interface MemoryDeliveryQueueOptions {
+  /** Milliseconds on a clock that only moves forward; leases run on it (default performance.now). */
+  leaseClock?: () => number;
+  /** A new lease token (default a random UUID). */
+  leaseToken?: () => string;
+}
+
+/**
+ * createMemoryDeliveryQueue keeps deliveries in the process, with the
+ * semantics the DeliveryQueue port requires of every implementation: leased,
+ * token-fenced claims, per-endpoint limits that count every lease, atomic
+ * completion. Each method runs to completion without awaiting, which in one
+ * JavaScript thread is what a transaction is elsewhere: two engines sharing
+ * one queue never send the same delivery at once.
+ */
+export function createMemoryDeliveryQueue(options: MemoryDeliveryQueueOptions = {}): MemoryDeliveryQueue {
+  const leaseClock = options.leaseClock ?? (() => performance.now());
+  const leaseToken = options.leaseToken ?? randomUUID;
+  const endpoints = new Map<string, MemoryEndpoint>();
+  const deliveries = new Map<string, DeliveryRecord>();
+  /** Ids of pending deliveries, so a claim never walks ended ones. */
+  const pending = new Set<string>();
+
+  const leased = (d: DeliveryRecord, now: number) => d.lease !== null && d.lease.expiresAt > now;
+  const copy = <T>(value: T): T => structuredClone(value);
+
+  function end(delivery: DeliveryRecord, status: "succeeded" | "failed", at: Date) {
+    delivery.status = status;
+    delivery.nextAttemptAt = null;
+    delivery.updatedAt = at;
+    delivery.lease = null;
+    pending.delete(delivery.id);
+  }
+
+  return {
+    putEndpoint(endpoint) {
+      endpoints.set(endpoint.id, {
+        status: "enabled",
+        disabledReason: null,
+        failingSince: null,
+        ...copy(endpoint),
+      });
+    },
+    endpoint: (id) => copy(endpoints.get(id)),
+    enqueue(delivery) {
+      if (!endpoints.has(delivery.endpointId)) throw new Error(`unknown webhook endpoint ${delivery.endpointId}`);
+      if (deliveries.has(delivery.id)) throw new Error(`delivery ${delivery.id} already exists`);
+      deliveries.set(delivery.id, {
+        id: delivery.id,
+        eventId: delivery.eventId,
+        eventType: delivery.eventType,
+        endpointId: delivery.endpointId,
+        body: delivery.body,
+        status: "pending",
+        attempts: [],
+        nextAttemptAt: new Date(delivery.nextAttemptAt ?? delivery.createdAt),
+        createdAt: new Date(delivery.createdAt),
+        updatedAt: new Date(delivery.createdAt),
+        lease: null,
+      });
+      pending.add(delivery.id);
+    },
+    delivery: (id) => copy(deliveries.get(id)),
+    deliveries: () => [...deliveries.values()].map(copy),
+
+    async claim(request) {
+      const leaseNow = leaseClock();
+      const inFlight = new Map<string, number>();
+      const due: DeliveryRecord[] = [];
+      for (const id of [...pending]) {
+        const d = deliveries.get(id)!;
+        if (leased(d, leaseNow)) inFlight.set(d.endpointId, (inFlight.get(d.endpointId) ?? 0) + 1);
+        else if (d.nextAttemptAt!.getTime() > request.now.getTime()) continue;
+        else if (endpoints.get(d.endpointId)?.status === "enabled") due.push(d);
+        else end(d, "failed", request.now);
+      }
+      due.sort((a, b) => a.nextAttemptAt!.getTime() - b.nextAttemptAt!.getTime() || a.createdAt.getTime() - b.createdAt.getTime());
+      const claimed: ClaimedDelivery[] = [];
+      for (const d of due) {
+        if (claimed.length >= request.limit) break;
+        const busy = inFlight.get(d.endpointId) ?? 0;
+        if (busy >= request.perEndpointLimit) continue;
+        inFlight.set(d.endpointId, busy + 1);
+        d.lease = { owner: request.owner, token: leaseToken(), expiresAt: leaseNow + request.leaseMs };
+        const endpoint = endpoints.get(d.endpointId)!;
+        claimed.push({
+          deliveryId: d.id,
+          eventId: d.eventId,
+          eventType: d.eventType,
+          body: d.body,
+          attemptsMade: d.attempts.length,
+          createdAt: new Date(d.createdAt),
+          endpoint: { id: endpoint.id, url: endpoint.url, secrets: copy(endpoint.secrets) },
+          lease: { deliveryId: d.id, token: d.lease.token },
+        });
+      }
+      return claimed;
+    },
+
+    async complete({ lease, attempt, next, endpoint: effect }): Promise<CompletionResult> {
+      const delivery = deliveries.get(lease.deliveryId);
+      if (!delivery || delivery.status !== "pending" || delivery.lease?.token !== lease.token) return { recorded: false };
+      const endpoint = endpoints.get(delivery.endpointId)!;
+      delivery.attempts.push(copy(attempt));
+
+      let disabled: DisabledReason | null = null;
+      if (effect.kind === "succeeded") endpoint.failingSince = null;
+      else if (effect.kind === "gone") disabled = "gone";
+      else {
+        endpoint.failingSince ??= new Date(effect.at);
+        if (endpoint.failingSince.getTime() <= effect.disableIfFailingSince.getTime()) disabled = "failing";
+      }
+      if (disabled !== null && endpoint.status === "enabled") {
+        endpoint.status = "disabled";
+        endpoint.disabledReason = disabled;
+      } else disabled = null;
+
+      if (next.status === "pending" && endpoint.status === "enabled") {
+        delivery.nextAttemptAt = new Date(next.nextAttemptAt);
+        delivery.updatedAt = attempt.at;
+        delivery.lease = null;
+      } else end(delivery, next.status === "succeeded" ? "succeeded" : "failed", attempt.at);
+
+      let otherDeliveriesFailed = 0;
+      if (disabled !== null) {
+        const leaseNow = leaseClock();
+        for (const id of [...pending]) {
+          const other = deliveries.get(id)!;
+          if (other.endpointId !== endpoint.id || leased(other, leaseNow)) continue;
+          end(other, "failed", attempt.at);
+          otherDeliveriesFailed += 1;
+        }
+      }
+      return { recorded: true, status: delivery.status, endpointDisabled: disabled, otherDeliveriesFailed };
+    },
+
+    async release(leases) {
+      for (const { deliveryId, token } of leases) {
+        const delivery = deliveries.get(deliveryId);
+        if (delivery?.lease?.token === token) delivery.lease = null;
+      }
+    },
+
+    async stats(now) {
+      let due = 0;
+      let oldest: Date | null = null;
+      for (const id of pending) {
+        const d = deliveries.get(id)!;
+        if (d.nextAttemptAt!.getTime() <= now.getTime()) due += 1;
+        if (oldest === null || d.createdAt < oldest) oldest = d.createdAt;
+      }
+      return { pending: pending.size, due, oldestPendingCreatedAt: oldest === null ? null : new Date(oldest) };
+    },
+  };
+}

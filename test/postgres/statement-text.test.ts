@@ -1,0 +1,181 @@
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import { after, before, describe, it } from "node:test";
+import type { PaymentIntentRecord } from "../../src/domain/payment-intent.js";
+import { createManualClock } from "../support/manual-clock.js";
+import { createTestDatabase, openMigratedStores, postgresUnavailable, type TestDatabase } from "../support/postgres.js";
+import type { PostgresStores } from "../../src/store/postgres/open-postgres-stores.js";
+import { createStatementCapture, type StatementCapture } from "./support/statement-capture.js";
+
+const skip = await postgresUnavailable();
+
+/** Values only this test sends: none may appear in any SQL text the server receives (and so in its log). */
+const tag = randomBytes(4).toString("hex");
+const values = {
+  merchantId: `mStmt_${tag}`,
+  merchantName: `Distinct Name ${tag}`,
+  apiKey: `sk_test_Distinct${tag}KeyValue0123456789`,
+  unknownKey: `sk_test_Unknown${tag}KeyValue0123456789`,
+  accountId: `sa_odd'"\\;--é€😀_${tag}`,
+  accountName: `Zyx O'Account "${tag}"`,
+  accountNumber: "9876501234",
+  bankName: `Qwerty Bank ${tag}`,
+  bankCode: "99912",
+  intentId: `pi_odd'"\\;--é€😀_${tag}`,
+  otherIntentId: `pi_second_${tag}`,
+  customerEmail: `ada.o'brien+${tag}@example.org`,
+  receiptEmail: `receipts+${tag}@example.org`,
+  clientReference: `ref.distinct:${tag}`,
+  otherReference: `ref.other:${tag}`,
+  callbackUrl: `https://distinct.example.org/cb?q='${tag}'&y="z"`,
+  checkoutToken: `tok_${tag}_${randomBytes(16).toString("base64url")}`,
+  otherToken: `tok2_${tag}_${randomBytes(16).toString("base64url")}`,
+  fingerprint: `${tag}${"ab".repeat(28)}`,
+  transaction: `txn-distinct-${tag}`,
+  attemptId: `pa_distinct_${tag}`,
+  processorReference: `proc-ref-${tag}`,
+  declineReason: `Distinct decline ${tag}`,
+  amount: 987_654_321n,
+  splitAmount: 12_345_678n,
+};
+
+describe("no client value in any SQL text", { skip }, () => {
+  let db: TestDatabase;
+  let capture: StatementCapture;
+  let stores: PostgresStores;
+  const clock = createManualClock("2026-03-01T10:00:00.000Z");
+
+  before(async () => {
+    db = await createTestDatabase();
+    // Migrations first, directly: what is captured is the stores' traffic alone.
+    await (await openMigratedStores(db.url, { poolMax: 1 })).close();
+    const direct = new URL(db.url);
+    capture = await createStatementCapture({ host: direct.hostname, port: Number(direct.port || 5432) });
+    const viaCapture = new URL(db.url);
+    viaCapture.port = String(capture.port);
+    stores = await openMigratedStores(viaCapture.toString(), { poolMax: 3, clock, migrate: false });
+  });
+  after(async () => {
+    await stores?.close();
+    await capture?.close();
+    await db?.drop();
+  });
+
+  it("sends every value of every store method as a bind parameter", async () => {
+    const { intents, accounts, apiKeys, merchants, health } = stores;
+    await apiKeys.ensureMerchant(values.merchantId, values.merchantName);
+    const key = await apiKeys.addKey(values.merchantId, values.apiKey);
+    assert.deepEqual(await apiKeys.verify(values.apiKey), { merchantId: values.merchantId, merchantName: values.merchantName });
+    assert.equal(await apiKeys.verify(values.unknownKey), undefined);
+    assert.equal((await apiKeys.listKeys()).length, 1);
+    assert.equal(await apiKeys.countActiveKeys(), 1);
+    assert.equal(await merchants.nameOf(values.merchantId), values.merchantName);
+    await health.probe();
+    assert.equal(health.state().reachable, true);
+    assert.deepEqual((await stores.checkSettings()).mismatches, []);
+
+    const now = clock.now();
+    const account = {
+      id: values.accountId,
+      merchantId: values.merchantId,
+      accountName: values.accountName,
+      accountNumber: values.accountNumber,
+      bankName: values.bankName,
+      bankCode: values.bankCode,
+      createdAt: now,
+      updatedAt: now,
+    };
+    assert.equal((await accounts.insert(account, { maxPerMerchant: 5 })).inserted, true);
+    assert.equal((await accounts.insert({ ...account, id: `${values.accountId}2` }, { maxPerMerchant: 5 })).inserted, false);
+    assert.equal((await accounts.listByMerchant({ merchantId: values.merchantId, limit: 5, after: { createdAt: now, id: `${values.accountId}~` } })).length, 1);
+    assert.equal((await accounts.findByIds(values.merchantId, [values.accountId])).length, 1);
+    assert.equal((await accounts.findEarliest(values.merchantId))?.id, values.accountId);
+
+    const record: PaymentIntentRecord = {
+      id: values.intentId,
+      merchantId: values.merchantId,
+      amount: values.amount,
+      totalAmount: values.amount,
+      currency: "NGN",
+      country: "NG",
+      customerEmail: values.customerEmail,
+      receiptEmail: values.receiptEmail,
+      status: "pending",
+      clientReference: values.clientReference,
+      paymentMethods: ["card", "bank_transfer"],
+      callbackUrl: values.callbackUrl,
+      transaction: null,
+      splits: [{ settlementAccountId: values.accountId, splitAmount: values.splitAmount }],
+      checkoutToken: values.checkoutToken,
+      requestFingerprint: values.fingerprint,
+      createdAt: now,
+      updatedAt: now,
+      expiresAt: new Date(now.getTime() + 60_000),
+      deletedAt: null,
+    };
+    assert.equal((await intents.insert(record)).inserted, true);
+    // The idempotent replay, and a second intent to pay and expire.
+    assert.equal((await intents.insert({ ...record, id: values.otherIntentId })).inserted, false);
+    const second = { ...record, id: values.otherIntentId, clientReference: values.otherReference, checkoutToken: values.otherToken };
+    assert.equal((await intents.insert(second)).inserted, true);
+
+    assert.equal((await intents.findById(values.merchantId, values.intentId))?.callbackUrl, values.callbackUrl);
+    assert.equal((await intents.findWithAccount(values.merchantId, values.intentId))?.account?.id, values.accountId);
+    assert.equal((await intents.findByCheckoutToken(values.checkoutToken))?.id, values.intentId);
+    for (const status of [undefined, "pending", "expired", "successful"] as const) {
+      await intents.list({ merchantId: values.merchantId, limit: 10, status, now });
+      await intents.list({ merchantId: values.merchantId, limit: 10, status, now, clientReference: values.clientReference });
+      await intents.list({ merchantId: values.merchantId, limit: 10, status, now, after: { createdAt: now, id: values.otherIntentId } });
+    }
+    const paid = await intents.attempt(values.merchantId, values.otherIntentId, async (intent) => ({
+      attempt: {
+        id: values.attemptId,
+        paymentIntentId: intent.id,
+        merchantId: intent.merchantId,
+        amount: intent.amount,
+        method: "card",
+        outcome: "declined",
+        processorReference: values.processorReference,
+        declineReason: values.declineReason,
+        createdAt: now,
+      },
+      next: null,
+    }));
+    assert.equal(paid?.attempt?.id, values.attemptId);
+    assert.equal((await intents.listAttempts(values.merchantId, values.otherIntentId)).length, 1);
+    assert.equal(
+      (await intents.transition(values.merchantId, values.intentId, { from: "pending", to: "successful", at: now, transaction: values.transaction }))
+        ?.transaction,
+      values.transaction,
+    );
+    assert.equal((await intents.expireDue(new Date(now.getTime() + 120_000), 10)).length, 1);
+    assert.equal(await intents.cancel(values.merchantId, values.otherIntentId, now), undefined);
+    assert.equal(await apiKeys.revokeKey(key.id), true);
+
+    // What the server received.
+    const texts = capture.statements.map((s) => s.text);
+    assert.ok(texts.length > 30, `captured ${texts.length} statements`);
+    assert.ok(capture.bindBytes > 1000, "values travelled in Bind messages");
+    assert.deepEqual(
+      capture.statements.filter((s) => s.kind !== "parse").map((s) => s.text),
+      [],
+      "the stores send no simple-protocol query",
+    );
+    // Each connection is a session of its own here, so each text is prepared
+    // (sent) at most once per pooled connection.
+    assert.equal(stores.settings.preparedStatements.usable, true);
+    const perText = new Map<string, number>();
+    for (const text of texts) perText.set(text, (perText.get(text) ?? 0) + 1);
+    assert.ok(Math.max(...perText.values()) <= 3, "a statement text was sent more often than there are connections");
+    const sent = [
+      ...Object.values(values).map(String),
+      values.apiKey.slice(0, 12),
+      key.id,
+      tag,
+    ];
+    for (const value of sent) {
+      const found = texts.find((text) => text.includes(value));
+      assert.equal(found, undefined, `${JSON.stringify(value)} appears in: ${found}`);
+    }
+  });
+});

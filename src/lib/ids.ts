@@ -17,6 +17,12 @@ export interface IdGenerator {
   paymentAttemptId(): string;
   /** A merchant made at run time (the test helpers): "mer_" + UUIDv7. */
   merchantId(): string;
+  /** An event: "evt_" + UUIDv7, the webhook-id of its deliveries. */
+  eventId(): string;
+  /** A webhook endpoint: "we_" + UUIDv7. */
+  webhookEndpointId(): string;
+  /** One event's delivery to one endpoint: "whd_" + UUIDv7. */
+  webhookDeliveryId(): string;
   /**
    * The capability in a checkout link. It is handed to customers, so it is
    * 256 random bits (never derived from the id) and unguessable.
@@ -34,6 +40,9 @@ export function createIdGenerator(clock: Clock): IdGenerator {
     apiKeyId: () => `key_${uuid()}`,
     paymentAttemptId: () => `pa_${uuid()}`,
     merchantId: () => `mer_${uuid()}`,
+    eventId: () => `evt_${uuid()}`,
+    webhookEndpointId: () => `we_${uuid()}`,
+    webhookDeliveryId: () => `whd_${uuid()}`,
     checkoutToken: () => random.take(32).toString("base64url"),
   };
 }

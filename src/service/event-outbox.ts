@@ -1,0 +1,43 @@
+import { toBinary } from "@bufbuild/protobuf";
+import { EventSchema, type Event } from "../../gen/payments/v2/events_pb.js";
+import type { EventRecord } from "../domain/event.js";
+import type { IdGenerator } from "../lib/ids.js";
+import type { EventOutbox } from "../store/event-store.js";
+import { timestamp, type PaymentIntentPresenter } from "./payment-intent-presenter.js";
+
+export interface EventOutboxOptions {
+  presenter: PaymentIntentPresenter;
+  ids: Pick<IdGenerator, "eventId" | "webhookDeliveryId">;
+  /** The Event's REST JSON (the transport's encoder, passed down so the service imports no transport). */
+  encodeJson: (event: Event) => string;
+  /** Told after each commit that recorded events (the delivery engine's wake-up, the event streams). */
+  onCommitted: (events: readonly EventRecord[]) => void;
+}
+
+/**
+ * createEventOutbox is what the stores call to record an event (the
+ * EventOutbox port, store/event-store.ts): the event is rendered once, in
+ * the change's transaction, as the intent looked right after the change (the
+ * GET shape, judged at the change's time), in binary for the RPC answers and
+ * as REST JSON for the webhook body, so every delivery attempt signs the same
+ * bytes and GET /v2/events/{id} shows exactly what was sent.
+ */
+export function createEventOutbox(options: EventOutboxOptions): EventOutbox {
+  const { presenter, ids, encodeJson } = options;
+  return {
+    render(type, change, at) {
+      const message: Event = {
+        $typeName: "payments.v2.Event",
+        id: ids.eventId(),
+        type,
+        timestamp: timestamp(at),
+        data: presenter.toListItem(change.intent, change.account, at),
+      };
+      return { id: message.id, createdAt: at, payload: toBinary(EventSchema, message), body: encodeJson(message) };
+    },
+    deliveryId: () => ids.webhookDeliveryId(),
+    committed(events) {
+      if (events.length > 0) options.onCommitted(events);
+    },
+  };
+}

@@ -1,7 +1,9 @@
 import { randomBytes } from "node:crypto";
+import { EventService } from "../../gen/payments/v2/events_pb.js";
 import { PaymentIntentService } from "../../gen/payments/v2/payment_intent_pb.js";
 import { SettlementAccountService } from "../../gen/payments/v2/settlement_account_pb.js";
 import { TestHelperService } from "../../gen/payments/v2/test_helpers_pb.js";
+import { WebhookEndpointService } from "../../gen/payments/v2/webhook_endpoints_pb.js";
 import type { ApiKeyVerifier } from "../auth/api-key-verifier.js";
 import type { HttpRoute } from "../http/http-route.js";
 import type { NodeHandler } from "../http/node-http.js";
@@ -16,9 +18,11 @@ import { createOpenApiDocument } from "../openapi/openapi-document.js";
 import { createOpenApiRoutes } from "../openapi/openapi-routes.js";
 import { createPipeline } from "../pipeline/pipeline.js";
 import type { Procedure } from "../pipeline/procedure.js";
+import { createEventProcedures } from "../procedures/event-procedures.js";
 import { createPaymentIntentProcedures } from "../procedures/payment-intent-procedures.js";
 import { createSettlementAccountProcedures } from "../procedures/settlement-account-procedures.js";
 import { createTestHelperProcedures } from "../procedures/test-helper-procedures.js";
+import { createWebhookEndpointProcedures } from "../procedures/webhook-endpoint-procedures.js";
 import type { PaymentProcessor } from "../processor/payment-processor.js";
 import { createTestModeProcessor } from "../processor/test-mode-processor.js";
 import { createCors, type CorsOptions } from "../protocols/cors.js";
@@ -31,19 +35,25 @@ import { createRpcServer } from "../protocols/rpc/rpc-server.js";
 import { createForcedOutcomes } from "../sandbox/forced-outcomes.js";
 import type { MerchantEnrollment } from "../sandbox/merchant-enrollment.js";
 import { createTestHelperService } from "../sandbox/test-helper-service.js";
+import { createEventService } from "../service/event-service.js";
+import { createEventStreams, type EventNotifier } from "../service/event-stream.js";
 import { createCheckoutService } from "../service/checkout-service.js";
 import { ignorePaymentEvents, type PaymentEvents } from "../service/payment-events.js";
 import { createPaymentExpiry } from "../service/payment-expiry.js";
 import { createPaymentIntentPresenter } from "../service/payment-intent-presenter.js";
 import { createPaymentIntentService } from "../service/payment-intent-service.js";
 import { createPaymentMethodCatalogue } from "../service/payment-method-catalogue.js";
-import { createPageTokenCodec } from "../service/page-token.js";
+import { createPageTokenCodec, type PageTokenCodec } from "../service/page-token.js";
 import { createSettlementAccountService } from "../service/settlement-account-service.js";
+import { createWebhookEndpointService } from "../service/webhook-endpoint-service.js";
+import type { EventStore } from "../store/event-store.js";
 import type { MerchantDirectory } from "../store/merchant-directory.js";
 import type { PaymentIntentStore } from "../store/payment-intent-store.js";
 import type { SettlementAccountStore } from "../store/settlement-account-store.js";
+import type { WebhookEndpointStore } from "../store/webhook-endpoint-store.js";
 import { createCheckoutRoutes } from "../transport/checkout/checkout-routes.js";
 import { createCsrf } from "../transport/checkout/csrf.js";
+import { systemResolver, type HostResolver } from "../webhooks/host-resolver.js";
 
 export interface AppOptions {
   intents: PaymentIntentStore;
@@ -90,8 +100,32 @@ export interface AppOptions {
   failedAuth?: FailedAuthThrottle;
   /** Longest a streaming response waits for a client to read; default 30 s. */
   streamWriteTimeoutMs?: number;
+  /** EventService and WebhookEndpointService; absent, their routes and RPCs do not exist. */
+  webhooks?: WebhookApiOptions;
   /** TEST_HELPERS=true: serve TestHelperService; absent, its routes and RPCs do not exist. */
   testHelpers?: TestHelpersOptions;
+}
+
+/** What the event and webhook endpoint API needs beyond the API's own parts. */
+export interface WebhookApiOptions {
+  events: EventStore;
+  endpoints: WebhookEndpointStore;
+  /** Wakes event streams when this process commits an event; absent, they poll only. */
+  notifier?: EventNotifier;
+  /** WEBHOOK_ALLOW_PRIVATE_URLS. */
+  allowPrivateUrls: boolean;
+  /** Resolves endpoint hosts at registration; default: the system resolver. */
+  resolve?: HostResolver;
+  /** Most endpoints per merchant; default maxWebhookEndpoints (16). */
+  maxEndpointsPerMerchant?: number;
+  /** How often a waiting event stream reads the store anyway; default 500 ms. */
+  streamPollIntervalMs?: number;
+  /** Most open event streams per merchant on this instance; default 10. */
+  maxStreamsPerMerchant?: number;
+  /** Aborted when the server begins to shut down: open event streams end. */
+  closing?: AbortSignal;
+  /** Told when RedeliverEvent queued deliveries (wakes the delivery engine). */
+  onRedelivered?: () => void;
 }
 
 /** What the test helpers need beyond the API's own parts. */
@@ -159,6 +193,7 @@ export function createApp(options: AppOptions): NodeHandler {
   });
 
   const apiProcedures = [...createPaymentIntentProcedures(paymentIntents), ...createSettlementAccountProcedures(settlementAccounts)];
+  if (options.webhooks) apiProcedures.push(...webhookProcedures(options.webhooks, options, pageTokens));
   if (options.testHelpers && outcomes) {
     const helpers = createTestHelperService({
       intents: options.intents,
@@ -182,7 +217,7 @@ export function createApp(options: AppOptions): NodeHandler {
   });
   // REST routes for exactly the RPCs served: the test helpers' only when on, the clock's only with TEST_CLOCK.
   const served = new Set(apiProcedures.map((procedure) => procedure.method));
-  const restRoutes = createRouteTable([PaymentIntentService, SettlementAccountService, TestHelperService], (method) => served.has(method));
+  const restRoutes = createRouteTable([PaymentIntentService, SettlementAccountService, EventService, WebhookEndpointService, TestHelperService], (method) => served.has(method));
   const openApi = openApiRoutes(options.basePath, options.publicUrl);
   return createDispatcher({
     procedures,
@@ -205,6 +240,34 @@ export function createApp(options: AppOptions): NodeHandler {
     cors: options.cors && createCors(options.cors),
     publicPaths: [`${options.basePath}/openapi.json`],
   });
+}
+
+/** The procedures of EventService and WebhookEndpointService over the given stores. */
+function webhookProcedures(webhooks: WebhookApiOptions, options: AppOptions, pageTokens: PageTokenCodec): Procedure[] {
+  const { events, endpoints } = webhooks;
+  return [
+    ...createEventProcedures(
+      createEventService({ events, endpoints, pageTokens, clock: options.clock, ids: options.ids, onRedelivered: webhooks.onRedelivered }),
+      createEventStreams({
+        events,
+        notifier: webhooks.notifier,
+        pollIntervalMs: webhooks.streamPollIntervalMs,
+        maxPerMerchant: webhooks.maxStreamsPerMerchant,
+        closing: webhooks.closing,
+      }),
+    ),
+    ...createWebhookEndpointProcedures(
+      createWebhookEndpointService({
+        endpoints,
+        pageTokens,
+        clock: options.clock,
+        ids: options.ids,
+        allowPrivateUrls: webhooks.allowPrivateUrls,
+        resolve: webhooks.resolve ?? systemResolver,
+        maxPerMerchant: webhooks.maxEndpointsPerMerchant,
+      }),
+    ),
+  ];
 }
 
 /** The REST API's OpenAPI document and docs page, under the API's own base path; its server URL is PUBLIC_URL + BASE_PATH. */

@@ -11,6 +11,8 @@ import { createMemoryStores } from "../../src/store/memory/create-memory-stores.
 import type { PaymentIntentStore } from "../../src/store/payment-intent-store.js";
 import type { SettlementAccountStore } from "../../src/store/settlement-account-store.js";
 import type { ApiKeyVerifier } from "../../src/auth/api-key-verifier.js";
+import type { HostResolver } from "../../src/webhooks/host-resolver.js";
+import { createFakeWebhookStores, type FakeWebhookStores } from "./fake-webhook-stores.js";
 import { createTestDatabase, openMigratedStores } from "./postgres.js";
 
 export interface TestServer extends ListeningServer {
@@ -22,6 +24,8 @@ export interface TestServer extends ListeningServer {
   bearer(merchantId?: string): string;
   readonly intents: PaymentIntentStore;
   readonly accounts: SettlementAccountStore;
+  /** The event and endpoint stores behind EventService and WebhookEndpointService. */
+  readonly webhooks: FakeWebhookStores;
 }
 
 export interface TestServerOptions {
@@ -42,6 +46,8 @@ export interface TestServerOptions {
   wrapVerifier?(verifier: ApiKeyVerifier): ApiKeyVerifier;
   /** Most settlement accounts one merchant may register. */
   maxSettlementAccounts?: number;
+  /** Event and endpoint API settings beside the stores (caps, the resolver, private URLs). */
+  webhooks?: Partial<Omit<NonNullable<AppOptions["webhooks"]>, "events" | "endpoints" | "notifier">>;
   /** Listener limits (timeouts, HTTP/2 stream cap). */
   limits?: ListenOptions["limits"];
 }
@@ -78,6 +84,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       await database.drop();
     };
   }
+  const webhooks = createFakeWebhookStores();
   // Listen first, so the app can be built with the real port in publicUrl.
   let handler: NodeHandler = () => {};
   const server = await listen((req, res) => handler(req, res), { host: "127.0.0.1", port: 0, limits: options.limits });
@@ -95,6 +102,14 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     pageTokenSecret: randomBytes(32).toString("base64url"),
     maxBodyBytes: 64 * 1024,
     maxSettlementAccounts: options.maxSettlementAccounts,
+    webhooks: {
+      events: webhooks.events,
+      endpoints: webhooks.endpoints,
+      notifier: webhooks.notifier,
+      allowPrivateUrls: false,
+      resolve: publicResolver,
+      ...options.webhooks,
+    },
     ...options.app,
   });
   return {
@@ -108,5 +123,17 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     bearer: (merchantId = "merchantA") => `Bearer ${keys[merchantId]}`,
     intents,
     accounts,
+    webhooks,
   };
 }
+
+/**
+ * publicResolver plays DNS for the suites without a network: names under
+ * example.com resolve to a public address (93.184.215.14), "internal.example"
+ * to a private one, anything else does not resolve.
+ */
+export const publicResolver: HostResolver = async (hostname) => {
+  if (hostname === "internal.example") return [{ address: "10.0.0.5", family: 4 }];
+  if (hostname === "example.com" || hostname.endsWith(".example.com")) return [{ address: "93.184.215.14", family: 4 }];
+  throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" });
+};

@@ -191,6 +191,10 @@ export function createRpcServer(options: RpcServerOptions): RpcServer {
         const frame = encodeEnvelope(0, codec.encode(procedure.method.output, output));
         if (!res.write(webBody(format, frame))) await drained(res, options.streamWriteTimeoutMs);
       }
+      if (res.destroyed) {
+        context.clientGone = true;
+        return;
+      }
       if (aborter.signal.aborted && context.deadline !== undefined && Date.now() >= context.deadline) {
         throw new ConnectError("the deadline passed", Code.DeadlineExceeded);
       }
@@ -239,6 +243,10 @@ export function createRpcServer(options: RpcServerOptions): RpcServer {
       if (procedure.unary) {
         if (format.stream && format.protocol === "connect") return Promise.resolve(writeError(res, context, format, new ConnectError("a unary method takes application/json or application/proto", Code.InvalidArgument)));
         return unary(req, res, context, procedure, format);
+      }
+      if (!format.stream) {
+        // Connect streams only in envelopes (connect+json, connect+proto); a unary body cannot carry them.
+        return Promise.resolve(writeError(res, context, format, new ConnectError(`${procedure.method.name} streams; use application/connect+json or application/connect+proto`, Code.InvalidArgument)));
       }
       return stream(req, res, context, procedure, format);
     },

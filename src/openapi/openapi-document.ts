@@ -182,6 +182,18 @@ const idParameter: Parameter = {
   example: "pi_019aa3c4-0f7d-7e21-8a64-93b25c1d7e08",
 };
 
+/** The path id of an event or an endpoint route. */
+const pathId = (description: string, example: string): Parameter => ({
+  name: "id",
+  in: "path",
+  required: true,
+  description,
+  schema: { type: "string", minLength: 1 },
+  example,
+});
+const eventIdParameter = pathId("The event's id (evt_…).", "evt_019aa3c6-7b1e-7c4a-9f57-1d2e3f405162");
+const endpointIdParameter = pathId("The webhook endpoint's id (we_…).", "we_019aa3b0-4c2d-7a19-8e6f-2b7c9d0e1f34");
+
 /**
  * createOpenApiDocument describes the REST API: one operation per
  * google.api.http rule of the proto (a test holds the two to each other), every
@@ -204,7 +216,7 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions): OpenApiD
         "Every request needs `Authorization: Bearer {api key}` and is scoped to the key's merchant.",
         "Every response carries `X-Request-Id` (the request's own when it sent a sane one) and `Cache-Control: no-store`.",
         "Every non-2xx response is `{status, title, message}`.",
-        "The same operations are served over gRPC, gRPC-Web and Connect (services payments.v2.PaymentIntentService and payments.v2.SettlementAccountService).",
+        "The same operations are served over gRPC, gRPC-Web and Connect (services payments.v2.PaymentIntentService, payments.v2.SettlementAccountService, payments.v2.EventService and payments.v2.WebhookEndpointService); EventService.StreamEvents, a server stream, is served there only.",
       ].join("\n\n"),
       contact: { name: "Payment Intent API documentation", url: `${publicUrl}${basePath}/docs` },
       // SPDX names a license outside its list LicenseRef-…: the API is not open source.
@@ -217,6 +229,8 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions): OpenApiD
     tags: [
       { name: "Payment intents", description: "Create, read, list and cancel payment intents." },
       { name: "Settlement accounts", description: "The bank accounts a merchant is paid out to." },
+      { name: "Events", description: "What happened to the merchant's payment intents: the bodies of webhook deliveries." },
+      { name: "Webhook endpoints", description: "Where events are delivered, signed as Standard Webhooks, and what was delivered." },
     ],
     paths: {
       "/v2/payment-intents": {
@@ -327,6 +341,134 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions): OpenApiD
               content: json(schemaRef("ListSettlementAccountsResponse"), examples.settlementAccountList),
             },
             ...errors(...everyOperation),
+          },
+        },
+      },
+      "/v2/events": {
+        get: {
+          operationId: "ListEvents",
+          summary: "List events",
+          description:
+            "Newest first (timestamp, then id, descending), with keyset paging as for payment intents. The next page's URL is also in the Link header.",
+          tags: ["Events"],
+          parameters: [
+            parameterRef("XRequestId"),
+            ...pagingParameters,
+            { name: "type", in: "query", description: "Only events of this type.", schema: schemaRef("EventType") },
+            { name: "paymentIntentId", in: "query", description: "Only events of this payment intent.", schema: { type: "string", minLength: 1, maxLength: 100 } },
+          ],
+          responses: {
+            "200": {
+              description: "One page.",
+              headers: { ...commonHeaders, Link: headerRef("Link") },
+              content: json(schemaRef("ListEventsResponse"), examples.eventPage),
+            },
+            ...errors(...everyOperation),
+          },
+        },
+      },
+      "/v2/events/{id}": {
+        get: {
+          operationId: "GetEvent",
+          summary: "Read an event",
+          description: "Exactly the body its webhook deliveries carry. Unknown and another merchant's events are 404.",
+          tags: ["Events"],
+          parameters: [parameterRef("XRequestId"), eventIdParameter],
+          responses: {
+            "200": { description: "The event.", headers: commonHeaders, content: json(schemaRef("Event"), examples.event) },
+            ...errors(...everyOperation, 404),
+          },
+        },
+      },
+      "/v2/events/{id}/redeliver": {
+        post: {
+          operationId: "RedeliverEvent",
+          summary: "Deliver an event again",
+          description:
+            "Queues a fresh delivery, due at once, to every enabled endpoint that takes the event's type, or to the one named. A disabled endpoint is 409; an unknown event or endpoint 404.",
+          tags: ["Events"],
+          parameters: [parameterRef("XRequestId"), eventIdParameter],
+          requestBody: { required: true, content: json(schemaRef("RedeliverEventRequest"), examples.redeliverEventRequest) },
+          responses: {
+            "200": { description: "Queued.", headers: commonHeaders, content: json(schemaRef("RedeliverEventResponse"), examples.redeliverEventResponse) },
+            ...errors(...everyOperation, ...withBody, 404, 409),
+          },
+        },
+      },
+      "/v2/webhook-endpoints": {
+        post: {
+          operationId: "CreateWebhookEndpoint",
+          summary: "Register a webhook endpoint",
+          description:
+            "Registers an endpoint (201). The answer is the only time its signing secret is shown. The URL's host is resolved, and refused when any address is not public. A merchant has at most 16 endpoints; one more is 409.",
+          tags: ["Webhook endpoints"],
+          parameters: [parameterRef("XRequestId")],
+          requestBody: { required: true, content: json(schemaRef("CreateWebhookEndpointRequest"), examples.createWebhookEndpointRequest) },
+          responses: {
+            "201": { description: "Registered.", headers: commonHeaders, content: json(schemaRef("WebhookEndpointWithSecret"), examples.webhookEndpointCreated) },
+            ...errors(...everyOperation, ...withBody, 409),
+          },
+        },
+        get: {
+          operationId: "ListWebhookEndpoints",
+          summary: "List webhook endpoints",
+          description: "Every endpoint of the merchant, enabled or disabled, oldest first; never a secret.",
+          tags: ["Webhook endpoints"],
+          parameters: [parameterRef("XRequestId")],
+          responses: {
+            "200": { description: "The endpoints.", headers: commonHeaders, content: json(schemaRef("ListWebhookEndpointsResponse"), examples.webhookEndpointList) },
+            ...errors(...everyOperation),
+          },
+        },
+      },
+      "/v2/webhook-endpoints/{id}": {
+        delete: {
+          operationId: "DeleteWebhookEndpoint",
+          summary: "Delete a webhook endpoint",
+          description:
+            "Removes the endpoint: it is no longer listed, its pending deliveries end as failed and no new one is made. Unknown, another merchant's or already deleted is 404.",
+          tags: ["Webhook endpoints"],
+          parameters: [parameterRef("XRequestId"), endpointIdParameter],
+          responses: {
+            "200": { description: "Deleted.", headers: commonHeaders, content: json(schemaRef("DeleteWebhookEndpointResponse"), examples.webhookEndpointDeleted) },
+            ...errors(...everyOperation, 404),
+          },
+        },
+      },
+      "/v2/webhook-endpoints/{id}/rotate-secret": {
+        post: {
+          operationId: "RotateWebhookEndpointSecret",
+          summary: "Rotate an endpoint's signing secret",
+          description: "Replaces the secret and shows the new one, this once. For 24 hours deliveries are signed with the new and the old secret.",
+          tags: ["Webhook endpoints"],
+          parameters: [parameterRef("XRequestId"), endpointIdParameter],
+          requestBody: { required: true, content: json(schemaRef("RotateWebhookEndpointSecretRequest"), examples.rotateWebhookEndpointSecretRequest) },
+          responses: {
+            "200": { description: "Rotated.", headers: commonHeaders, content: json(schemaRef("WebhookEndpointWithSecret"), examples.webhookEndpointRotated) },
+            ...errors(...everyOperation, ...withBody, 404),
+          },
+        },
+      },
+      "/v2/webhook-endpoints/{id}/deliveries": {
+        get: {
+          operationId: "ListWebhookDeliveries",
+          summary: "List an endpoint's deliveries",
+          description:
+            "Newest first (createdAt, then id, descending) with their attempts, with keyset paging. The next page's URL is also in the Link header.",
+          tags: ["Webhook endpoints"],
+          parameters: [
+            parameterRef("XRequestId"),
+            endpointIdParameter,
+            ...pagingParameters,
+            { name: "status", in: "query", description: "Only deliveries in this state.", schema: schemaRef("DeliveryStatus") },
+          ],
+          responses: {
+            "200": {
+              description: "One page.",
+              headers: { ...commonHeaders, Link: headerRef("Link") },
+              content: json(schemaRef("ListWebhookDeliveriesResponse"), examples.webhookDeliveryPage),
+            },
+            ...errors(...everyOperation, 404),
           },
         },
       },

@@ -28,6 +28,17 @@ export interface OpenApiExamples {
   createSettlementAccountRequest: Examples;
   settlementAccount: Examples;
   settlementAccountList: Examples;
+  event: Examples;
+  eventPage: Examples;
+  redeliverEventRequest: Examples;
+  redeliverEventResponse: Examples;
+  createWebhookEndpointRequest: Examples;
+  webhookEndpointCreated: Examples;
+  webhookEndpointRotated: Examples;
+  rotateWebhookEndpointSecretRequest: Examples;
+  webhookEndpointList: Examples;
+  webhookEndpointDeleted: Examples;
+  webhookDeliveryPage: Examples;
   /** The error body of each status the API answers with. */
   errors: Record<number, Examples>;
 }
@@ -35,6 +46,9 @@ export interface OpenApiExamples {
 const intentId = "pi_019aa3c4-0f7d-7e21-8a64-93b25c1d7e08";
 const accountId = "sa_019aa3c2-5e10-7b3c-9d2e-41f7a8c06b15";
 const createdAt = "2026-11-21T14:30:11.579Z";
+const eventId = "evt_019aa3c6-7b1e-7c4a-9f57-1d2e3f405162";
+const endpointId = "we_019aa3b0-4c2d-7a19-8e6f-2b7c9d0e1f34";
+const deliveryId = "whd_019aa3c6-7b20-7d01-a3b4-5c6d7e8f9012";
 
 const error = (status: number, message: string) => ({ status, title: STATUS_CODES[status], message });
 
@@ -99,6 +113,45 @@ export function createOpenApiExamples(options: OpenApiExamplesOptions): OpenApiE
     updatedAt: "2026-11-21T14:33:40.802Z",
   };
 
+  const succeededEvent = { id: eventId, type: "payment_intent.succeeded", timestamp: paid.updatedAt, data: paid };
+  const createdEvent = {
+    id: "evt_019aa3c4-0f80-7a55-b2c1-6e3d8f9a0b12",
+    type: "payment_intent.created",
+    timestamp: createdAt,
+    data: listItem,
+  };
+  const endpoint = {
+    id: endpointId,
+    url: "https://shop.example.com/webhooks/payments",
+    eventTypes: ["payment_intent.succeeded", "payment_intent.failed"],
+    description: "Order fulfilment",
+    status: "enabled",
+    createdAt: "2026-11-20T09:15:02.410Z",
+    updatedAt: "2026-11-20T09:15:02.410Z",
+  };
+  const pendingDelivery = {
+    id: deliveryId,
+    eventId,
+    eventType: "payment_intent.succeeded",
+    webhookEndpointId: endpointId,
+    status: "pending",
+    nextAttemptAt: "2026-11-21T14:33:45.802Z",
+    attempts: [{ at: "2026-11-21T14:33:40.802Z", statusCode: 503, durationMs: 87, error: null }],
+    createdAt: paid.updatedAt,
+    updatedAt: "2026-11-21T14:33:40.889Z",
+  };
+  const succeededDelivery = {
+    ...pendingDelivery,
+    id: "whd_019aa3c4-0f81-7b02-8c3d-4e5f60718293",
+    eventId: createdEvent.id,
+    eventType: "payment_intent.created",
+    status: "succeeded",
+    nextAttemptAt: null,
+    attempts: [{ at: createdAt, statusCode: 204, durationMs: 41, error: null }],
+    createdAt,
+    updatedAt: "2026-11-21T14:30:11.620Z",
+  };
+
   return {
     createPaymentIntentRequest: {
       basic: { summary: "Card or bank transfer, back to the shop after paying", value: createRequest },
@@ -142,6 +195,46 @@ export function createOpenApiExamples(options: OpenApiExamplesOptions): OpenApiE
     },
     settlementAccount: { registered: { summary: "Registered", value: account } },
     settlementAccountList: { accounts: { summary: "Every account, newest first", value: { settlementAccounts: [account] } } },
+    event: {
+      succeeded: { summary: "The intent was paid", value: succeededEvent },
+      created: { summary: "The intent was created", value: createdEvent },
+    },
+    eventPage: {
+      firstPage: { summary: "A page with another after it", value: { events: [succeededEvent], nextPageToken: "AZqjxkDmfiGKZJOyXB1-CGQAAAABmhBzIwABmQ" } },
+      lastPage: { summary: "The last page: no nextPageToken", value: { events: [createdEvent] } },
+    },
+    redeliverEventRequest: {
+      everyEndpoint: { summary: "To every enabled endpoint that takes the type", value: {} },
+      oneEndpoint: { summary: "To one endpoint", value: { webhookEndpointId: endpointId } },
+    },
+    redeliverEventResponse: {
+      queued: { summary: "One delivery queued", value: { deliveries: [{ ...pendingDelivery, attempts: [], nextAttemptAt: "2026-11-22T08:00:00.000Z", createdAt: "2026-11-22T08:00:00.000Z", updatedAt: "2026-11-22T08:00:00.000Z" }] } },
+    },
+    createWebhookEndpointRequest: {
+      someTypes: {
+        summary: "Payments that succeeded or failed",
+        value: { url: endpoint.url, eventTypes: endpoint.eventTypes, description: endpoint.description },
+      },
+      everyType: { summary: "Every event type", value: { url: "https://shop.example.com/webhooks/all" } },
+    },
+    webhookEndpointCreated: {
+      created: { summary: "Registered: keep the secret, it is shown only now", value: { ...endpoint, secret: "whsec_+41B4jabsZ/CG+pQRpfoRbGrC5+kQxN1VLQVKy3NClU=" } },
+    },
+    webhookEndpointRotated: {
+      rotated: {
+        summary: "A new secret; the old one keeps signing for 24 hours",
+        value: { ...endpoint, secret: "whsec_IsZdxqoj9K+pqD/dELfyZF2UY+ZDuJI3iyyijCVU3eU=", updatedAt: "2026-11-22T08:00:00.000Z" },
+      },
+    },
+    rotateWebhookEndpointSecretRequest: { empty: { summary: "No fields", value: {} } },
+    webhookEndpointList: { endpoints: { summary: "Every endpoint, oldest first", value: { webhookEndpoints: [endpoint] } } },
+    webhookEndpointDeleted: {
+      deleted: { summary: "Deleted", value: { status: 200, title: "OK", message: `Webhook endpoint ${endpointId} deleted` } },
+    },
+    webhookDeliveryPage: {
+      firstPage: { summary: "A page with another after it", value: { deliveries: [pendingDelivery], nextPageToken: "AZqjxkDofiGKZJOyXB1-CGQAAAABmhBzIwABmQ" } },
+      lastPage: { summary: "The last page: no nextPageToken", value: { deliveries: [succeededDelivery] } },
+    },
     errors: {
       400: {
         badValue: { summary: "A bad value", value: error(400, "amount must be an integer") },
@@ -151,6 +244,8 @@ export function createOpenApiExamples(options: OpenApiExamplesOptions): OpenApiE
       401: { invalidKey: { summary: "An unknown API key", value: error(401, "API key is not valid") } },
       404: {
         unknownIntent: { summary: "No such intent for this merchant", value: error(404, `payment intent ${intentId} not found`) },
+        unknownEvent: { summary: "No such event for this merchant", value: error(404, `event ${eventId} not found`) },
+        unknownEndpoint: { summary: "No such webhook endpoint for this merchant", value: error(404, `webhook endpoint ${endpointId} not found`) },
       },
       405: {
         wrongMethod: {
@@ -166,6 +261,14 @@ export function createOpenApiExamples(options: OpenApiExamplesOptions): OpenApiE
         notPending: {
           summary: "Cancelling an intent that is no longer pending",
           value: error(409, `payment intent ${intentId} is successful and can no longer be deleted`),
+        },
+        endpointCap: {
+          summary: "A merchant at the cap of webhook endpoints",
+          value: error(409, "a merchant may register at most 16 webhook endpoints; delete one to add another"),
+        },
+        endpointDisabled: {
+          summary: "Redelivering to a disabled endpoint",
+          value: error(409, `webhook endpoint ${endpointId} is disabled and takes no deliveries`),
         },
         accountRegistered: {
           summary: "An account registered twice",

@@ -1,3 +1,4 @@
+import { eventTypes } from "../domain/event.js";
 import { paymentIntentStatuses } from "../domain/payment-intent.js";
 
 /**
@@ -53,6 +54,16 @@ const parts: Record<string, JsonSchema> = {
     description: "Merchant-chosen reference, unique per merchant forever (deleted intents keep theirs).",
   },
   PaymentIntentStatus: { type: "string", enum: [...paymentIntentStatuses] },
+  EventId: { type: "string", pattern: `^evt_${uuidV7}$`, description: "evt_ + a UUIDv7; the webhook-id header of its deliveries." },
+  EventType: { type: "string", enum: [...eventTypes] },
+  WebhookEndpointId: { type: "string", pattern: `^we_${uuidV7}$`, description: "we_ + a UUIDv7; opaque." },
+  WebhookDeliveryId: { type: "string", pattern: `^whd_${uuidV7}$`, description: "whd_ + a UUIDv7; opaque." },
+  DeliveryStatus: { type: "string", enum: ["pending", "succeeded", "failed"] },
+  WebhookSecret: {
+    type: "string",
+    pattern: "^whsec_[A-Za-z0-9+/]{43}=$",
+    description: "whsec_ + the base64 of 32 random bytes: the Standard Webhooks signing secret. Shown only in this answer.",
+  },
   PaymentMethodAttribute: object({ name: { type: "string", minLength: 1 } }),
   PaymentMethod: object(
     {
@@ -114,6 +125,17 @@ const intentFields: Record<string, JsonSchema> = {
   meta: { type: "array", items: { type: "object" }, description: "Always [] for now." },
 };
 
+/** The fields a webhook endpoint shows in both shapes. */
+const endpointFields: Record<string, JsonSchema> = {
+  id: ref("WebhookEndpointId"),
+  url: { type: "string", format: "uri", maxLength: 2048 },
+  eventTypes: { type: "array", items: ref("EventType"), description: "The types delivered; []: every type." },
+  description: nullable({ type: "string", minLength: 1, maxLength: 256 }),
+  status: { type: "string", enum: ["enabled", "disabled"], description: "disabled after a 410 answer or 5 days of failing." },
+  createdAt: ref("DateTime"),
+  updatedAt: ref("DateTime"),
+};
+
 /** components.schemas of the document. */
 export const schemas: Record<string, JsonSchema> = {
   ...parts,
@@ -159,6 +181,88 @@ export const schemas: Record<string, JsonSchema> = {
     title: { type: "string", const: "OK" },
     message: { type: "string", pattern: "^Payment intent pi_\\S+ deleted$" },
   }),
+  Event: object(
+    {
+      id: ref("EventId"),
+      type: ref("EventType"),
+      timestamp: ref("DateTime"),
+      data: { ...ref("PaymentIntentListItem"), description: "The intent right after the change, as GET /v2/payment-intents/{id} shows it." },
+    },
+    [],
+    "One change to a payment intent; exactly the body of its webhook deliveries.",
+  ),
+  ListEventsResponse: object(
+    {
+      events: { type: "array", maxItems: 100, items: ref("Event") },
+      nextPageToken: { type: "string", minLength: 1, description: "Present only when another page exists." },
+    },
+    ["nextPageToken"],
+  ),
+  RedeliverEventRequest: object(
+    { webhookEndpointId: { type: "string", minLength: 1, description: "Only to this endpoint; omitted: every enabled endpoint that takes the type." } },
+    ["webhookEndpointId"],
+  ),
+  RedeliverEventResponse: object({ deliveries: { type: "array", items: ref("WebhookDelivery"), description: "The deliveries queued (due at once)." } }),
+  WebhookAttempt: object(
+    {
+      at: ref("DateTime"),
+      statusCode: nullable({ type: "integer", minimum: 100, maximum: 599, description: "The endpoint's HTTP status; null when no answer came." }),
+      durationMs: { type: "integer", minimum: 1, description: "Omitted when 0." },
+      error: nullable({ type: "string", minLength: 1, description: "Why it failed: a timeout, a refused connection or address." }),
+    },
+    ["durationMs"],
+    "One try at a delivery: never its body, a header or a secret.",
+  ),
+  WebhookDelivery: object(
+    {
+      id: ref("WebhookDeliveryId"),
+      eventId: ref("EventId"),
+      eventType: ref("EventType"),
+      webhookEndpointId: ref("WebhookEndpointId"),
+      status: ref("DeliveryStatus"),
+      nextAttemptAt: { ...nullable(ref("DateTime")), description: "When the next attempt is due; null once the delivery has ended." },
+      attempts: { type: "array", items: ref("WebhookAttempt"), description: "Oldest first." },
+      createdAt: ref("DateTime"),
+      updatedAt: ref("DateTime"),
+    },
+    [],
+    "One event on its way to one endpoint.",
+  ),
+  ListWebhookDeliveriesResponse: object(
+    {
+      deliveries: { type: "array", maxItems: 100, items: ref("WebhookDelivery") },
+      nextPageToken: { type: "string", minLength: 1, description: "Present only when another page exists." },
+    },
+    ["nextPageToken"],
+  ),
+  WebhookEndpoint: object(endpointFields, [], "A webhook endpoint as listed: never its secret."),
+  WebhookEndpointWithSecret: object(
+    { ...endpointFields, secret: ref("WebhookSecret") },
+    [],
+    "The answer to a creation or a rotation: the endpoint and its new signing secret.",
+  ),
+  ListWebhookEndpointsResponse: object({ webhookEndpoints: { type: "array", items: ref("WebhookEndpoint"), description: "Oldest first." } }),
+  DeleteWebhookEndpointResponse: object({
+    status: { type: "integer", const: 200 },
+    title: { type: "string", const: "OK" },
+    message: { type: "string", pattern: "^Webhook endpoint we_\\S+ deleted$" },
+  }),
+  CreateWebhookEndpointRequest: object(
+    {
+      url: {
+        type: "string",
+        minLength: 1,
+        maxLength: 2048,
+        description:
+          "Absolute https URL without credentials, its host a DNS name or IP literal that resolves only to public addresses (http and private addresses only with WEBHOOK_ALLOW_PRIVATE_URLS=true).",
+      },
+      eventTypes: nullable({ type: "array", uniqueItems: true, items: ref("EventType"), description: "The types to deliver; omitted or []: every type." }),
+      description: nullable({ type: "string", maxLength: 256, description: "Your note, at most 256 characters; omitted or empty: none." }),
+    },
+    ["eventTypes", "description"],
+    "null in any optional field means the field was not given.",
+  ),
+  RotateWebhookEndpointSecretRequest: object({}, [], "No fields: send {}."),
   Error: object(
     {
       status: { type: "integer", minimum: 400, maximum: 599, description: "The HTTP status code." },

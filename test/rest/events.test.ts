@@ -4,6 +4,9 @@ import type { EventRecord } from "../../src/domain/event.js";
 import { createRestClient, expectError, expectJson, type RestClient } from "../support/rest-client.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 
+/** A payment intent id as the service makes them. */
+const piId = (n: number) => `pi_019aa3c4-0f7d-7e21-8a64-93b25c1d7e0${n}`;
+
 interface EventJson {
   id: string;
   type: string;
@@ -19,10 +22,10 @@ describe("REST events", () => {
     server = await startTestServer();
     client = createRestClient(server);
     const at = (second: number) => new Date(Date.UTC(2026, 11, 5, 16, 0, second));
-    recorded.push(server.webhooks.record("merchantA", "payment_intent.created", "pi_one", at(0)));
-    recorded.push(server.webhooks.record("merchantA", "payment_intent.created", "pi_two", at(1)));
-    recorded.push(server.webhooks.record("merchantA", "payment_intent.succeeded", "pi_one", at(2)));
-    recorded.push(server.webhooks.record("merchantB", "payment_intent.created", "pi_three", at(3)));
+    recorded.push(server.webhooks.record("merchantA", "payment_intent.created", piId(1), at(0)));
+    recorded.push(server.webhooks.record("merchantA", "payment_intent.created", piId(2), at(1)));
+    recorded.push(server.webhooks.record("merchantA", "payment_intent.succeeded", piId(1), at(2)));
+    recorded.push(server.webhooks.record("merchantB", "payment_intent.created", piId(3), at(3)));
   });
   after(() => server.close());
 
@@ -34,7 +37,7 @@ describe("REST events", () => {
     assert.equal(event.id, recorded[0]!.id);
     assert.equal(event.type, "payment_intent.created");
     assert.equal(event.timestamp, "2026-12-05T16:00:00.000Z");
-    assert.equal(event.data["id"], "pi_one");
+    assert.equal(event.data["id"], piId(1));
   });
 
   it("is 404 for another merchant's event and an unknown id", async () => {
@@ -54,9 +57,9 @@ describe("REST events", () => {
     assert.equal(second.nextPageToken, undefined);
     const created = expectJson<{ events: EventJson[] }>(await client.request("GET", "/v2/events?type=payment_intent.created"), 200);
     assert.deepEqual(created.events.map((e) => e.id), [recorded[1]!.id, recorded[0]!.id]);
-    const ofOne = expectJson<{ events: EventJson[] }>(await client.request("GET", "/v2/events?paymentIntentId=pi_one"), 200);
+    const ofOne = expectJson<{ events: EventJson[] }>(await client.request("GET", `/v2/events?paymentIntentId=${piId(1)}`), 200);
     assert.deepEqual(ofOne.events.map((e) => e.id), [recorded[2]!.id, recorded[0]!.id]);
-    assert.deepEqual(expectJson(await client.request("GET", "/v2/events?paymentIntentId=pi_three"), 200), { events: [] });
+    assert.deepEqual(expectJson(await client.request("GET", `/v2/events?paymentIntentId=${piId(3)}`), 200), { events: [] });
   });
 
   it("refuses bad list input with 400 naming the field", async () => {

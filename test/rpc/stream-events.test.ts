@@ -1,0 +1,173 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { Code, ConnectError, createClient, type CallOptions, type Client } from "@connectrpc/connect";
+import { EventService, type Event } from "../../gen/payments/v2/events_pb.js";
+import type { EventRecord, EventType } from "../../src/domain/event.js";
+import { startTestServer, type TestServer } from "../support/test-server.js";
+import { rpcProtocols } from "./support/rpc-helpers.js";
+
+const piId = (n: number) => `pi_019aa3c4-0f7d-7e21-8a64-93b25c1d7e${String(n % 100).padStart(2, "0")}`;
+
+/** take reads count messages from a stream, failing when they do not come within timeoutMs. */
+async function take(stream: AsyncIterator<Event>, count: number, timeoutMs = 5000): Promise<Event[]> {
+  const out: Event[] = [];
+  const deadline = Date.now() + timeoutMs;
+  while (out.length < count) {
+    let timer: NodeJS.Timeout | undefined;
+    const next = await Promise.race([
+      stream.next(),
+      new Promise<"timeout">((resolve) => {
+        timer = setTimeout(() => resolve("timeout"), Math.max(1, deadline - Date.now()));
+      }),
+    ]);
+    clearTimeout(timer);
+    if (next === "timeout") assert.fail(`only ${out.length} of ${count} events arrived within ${timeoutMs} ms`);
+    if (next.done) assert.fail(`the stream ended after ${out.length} of ${count} events`);
+    out.push(next.value);
+  }
+  return out;
+}
+
+/** failureOf reads a stream that must fail and returns its error. */
+async function failureOf(stream: AsyncIterable<Event>): Promise<ConnectError> {
+  try {
+    for await (const _ of stream) assert.fail("the stream sent an event");
+  } catch (error) {
+    assert.ok(error instanceof ConnectError, String(error));
+    return error;
+  }
+  return assert.fail("the stream ended without an error");
+}
+
+// StreamEvents is server streaming: Connect (connect+json, connect+proto),
+// gRPC-Web and gRPC carry it; each protocol gets its own server.
+for (const protocol of rpcProtocols) {
+  describe(`StreamEvents over ${protocol.name}`, () => {
+    let server: TestServer;
+    let events: Client<typeof EventService>;
+    const closing = new AbortController();
+    const as = (merchant = "merchantA", signal?: AbortSignal): CallOptions => ({ headers: { authorization: server.bearer(merchant) }, signal });
+    let n = 0;
+    const record = (type: EventType = "payment_intent.created", merchant = "merchantA"): EventRecord =>
+      server.webhooks.record(merchant, type, piId(++n));
+
+    before(async () => {
+      server = await startTestServer({ webhooks: { maxStreamsPerMerchant: 2, streamPollIntervalMs: 50, closing: closing.signal } });
+      events = createClient(EventService, protocol.transport(server.url, []));
+    });
+    after(() => server.close());
+
+    it("resumes after an event: the stored ones in order, then live ones", async () => {
+      const stored = [record(), record("payment_intent.succeeded"), record()];
+      record("payment_intent.created", "merchantB");
+      const aborter = new AbortController();
+      const stream = events.streamEvents({ afterEventId: stored[0]!.id }, as("merchantA", aborter.signal))[Symbol.asyncIterator]();
+      assert.deepEqual((await take(stream, 2)).map((e) => e.id), [stored[1]!.id, stored[2]!.id]);
+      const live = record("payment_intent.failed");
+      const [received] = await take(stream, 1);
+      assert.equal(received!.id, live.id);
+      assert.equal(received!.type, "payment_intent.failed");
+      assert.equal(received!.data?.id, live.paymentIntentId);
+      aborter.abort();
+    });
+
+    it("without afterEventId sends only events recorded from then on", async () => {
+      record();
+      const aborter = new AbortController();
+      const stream = events.streamEvents({}, as("merchantA", aborter.signal))[Symbol.asyncIterator]();
+      // Give the server the time to take its starting position before recording.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const live = record();
+      assert.deepEqual((await take(stream, 1)).map((e) => e.id), [live.id]);
+      aborter.abort();
+    });
+
+    it("sends only the types asked for", async () => {
+      const from = record();
+      record();
+      const wanted = record("payment_intent.succeeded");
+      const aborter = new AbortController();
+      const stream = events.streamEvents({ afterEventId: from.id, types: ["payment_intent.succeeded", "payment_intent.expired"] }, as("merchantA", aborter.signal))[Symbol.asyncIterator]();
+      assert.deepEqual((await take(stream, 1)).map((e) => e.id), [wanted.id]);
+      record();
+      const expired = record("payment_intent.expired");
+      assert.deepEqual((await take(stream, 1)).map((e) => e.id), [expired.id]);
+      aborter.abort();
+    });
+
+    it("hands over from stored to live events without a gap or a duplicate", async () => {
+      const from = record();
+      const expected: string[] = [];
+      for (let i = 0; i < 120; i++) expected.push(record().id);
+      const aborter = new AbortController();
+      const stream = events.streamEvents({ afterEventId: from.id }, as("merchantA", aborter.signal))[Symbol.asyncIterator]();
+      const reading = take(stream, 240, 10_000);
+      for (let i = 0; i < 120; i++) {
+        expected.push(record().id);
+        if (i % 10 === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      assert.deepEqual((await reading).map((e) => e.id), expected);
+      aborter.abort();
+    });
+
+    it("refuses an unknown or another merchant's afterEventId, a bad type, and a missing key", async () => {
+      const theirs = record("payment_intent.created", "merchantB");
+      let error = await failureOf(events.streamEvents({ afterEventId: theirs.id }, as()));
+      assert.deepEqual([error.code, error.rawMessage], [Code.NotFound, `event ${theirs.id} not found`]);
+      error = await failureOf(events.streamEvents({ afterEventId: "evt_nope" }, as()));
+      assert.equal(error.code, Code.NotFound);
+      error = await failureOf(events.streamEvents({ types: ["payment_intent.refunded"] }, as()));
+      assert.equal(error.code, Code.InvalidArgument);
+      assert.match(error.rawMessage, /^types\[0\] must be one of /);
+      error = await failureOf(events.streamEvents({}));
+      assert.equal(error.code, Code.Unauthenticated);
+    });
+
+    it("caps the open streams of a merchant, and frees a slot when a client goes away", async () => {
+      const first = new AbortController();
+      const second = new AbortController();
+      const from = record();
+      const open = [first, second].map((aborter) => events.streamEvents({ afterEventId: from.id }, as("merchantA", aborter.signal))[Symbol.asyncIterator]());
+      const marker = record();
+      for (const stream of open) assert.deepEqual((await take(stream, 1)).map((e) => e.id), [marker.id]);
+      const error = await failureOf(events.streamEvents({ afterEventId: from.id }, as()));
+      assert.deepEqual([error.code, error.rawMessage], [Code.ResourceExhausted, "at most 2 event streams may be open per merchant"]);
+      // Another merchant has its own allowance.
+      const theirs = new AbortController();
+      const other = events.streamEvents({}, as("merchantB", theirs.signal))[Symbol.asyncIterator]();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const forB = record("payment_intent.created", "merchantB");
+      assert.deepEqual((await take(other, 1)).map((e) => e.id), [forB.id]);
+      theirs.abort();
+      first.abort();
+      // The server learns of the abort when the connection or stream closes.
+      let third: AsyncIterator<Event> | undefined;
+      const thirdAborter = new AbortController();
+      for (let attempt = 0; attempt < 50 && !third; attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        const candidate = events.streamEvents({ afterEventId: from.id }, as("merchantA", thirdAborter.signal))[Symbol.asyncIterator]();
+        try {
+          assert.deepEqual((await take(candidate, 1)).map((e) => e.id), [marker.id]);
+          third = candidate;
+        } catch (error) {
+          if (!(error instanceof ConnectError && error.code === Code.ResourceExhausted)) throw error;
+        }
+      }
+      assert.ok(third, "a slot was freed");
+      second.abort();
+      thirdAborter.abort();
+    });
+
+    it("ends open streams cleanly when the server shuts down", async () => {
+      // After the cap test, wait for its streams to be released.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const stream = events.streamEvents({}, as())[Symbol.asyncIterator]();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const live = record();
+      assert.deepEqual((await take(stream, 1)).map((e) => e.id), [live.id]);
+      closing.abort();
+      const end = await stream.next();
+      assert.equal(end.done, true);
+    });
+  });
+}

@@ -87,7 +87,13 @@ describe("health probes and gRPC health", () => {
   });
 
   it("gRPC Check answers SERVING for the server and each API service, without a key", async () => {
-    for (const service of ["", "payments.v2.PaymentIntentService", "payments.v2.SettlementAccountService"]) {
+    for (const service of [
+      "",
+      "payments.v2.EventService",
+      "payments.v2.PaymentIntentService",
+      "payments.v2.SettlementAccountService",
+      "payments.v2.WebhookEndpointService",
+    ]) {
       assert.equal((await health.check({ service })).status, HealthCheckResponse_ServingStatus.SERVING, service);
     }
   });
@@ -104,7 +110,13 @@ describe("health probes and gRPC health", () => {
 
   it("gRPC List reports every known service", async () => {
     const { statuses } = await health.list({});
-    assert.deepEqual(Object.keys(statuses).sort(), ["", "payments.v2.PaymentIntentService", "payments.v2.SettlementAccountService"]);
+    assert.deepEqual(Object.keys(statuses).sort(), [
+      "",
+      "payments.v2.EventService",
+      "payments.v2.PaymentIntentService",
+      "payments.v2.SettlementAccountService",
+      "payments.v2.WebhookEndpointService",
+    ]);
   });
 
   it("stays 200 and SERVING while the store is unreachable within the grace, showing it in the detail", async () => {

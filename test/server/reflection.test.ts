@@ -21,8 +21,10 @@ const servedServices = [
   "grpc.health.v1.Health",
   "grpc.reflection.v1.ServerReflection",
   "grpc.reflection.v1alpha.ServerReflection",
+  "payments.v2.EventService",
   "payments.v2.PaymentIntentService",
   "payments.v2.SettlementAccountService",
+  "payments.v2.WebhookEndpointService",
 ];
 
 type Request = MessageInitShape<typeof v1.ServerReflectionRequestSchema>["messageRequest"];

@@ -171,3 +171,24 @@ for (const protocol of rpcProtocols) {
     });
   });
 }
+
+describe("StreamEvents over Connect's unary content types", () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer();
+  });
+  after(() => server.close());
+
+  it("is InvalidArgument: a server stream is enveloped, application/connect+json or +proto", async () => {
+    const res = await fetch(`${server.url}/payments.v2.EventService/StreamEvents`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: server.bearer() },
+      body: "{}",
+    });
+    assert.equal(res.status, 400);
+    assert.deepEqual(await res.json(), {
+      code: "invalid_argument",
+      message: "StreamEvents streams; use application/connect+json or application/connect+proto",
+    });
+  });
+});

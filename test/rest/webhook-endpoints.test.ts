@@ -71,6 +71,11 @@ describe("REST webhook endpoints", () => {
     const endpoint = expectJson<EndpointJson>(await create({ url: "https://hooks.example.com/all" }), 201);
     assert.deepEqual(endpoint.eventTypes, []);
     assert.equal(endpoint.description, null);
+    const nulls = expectJson<EndpointJson>(await create({ url: "https://hooks.example.com/nulls", eventTypes: null, description: null }), 201);
+    assert.deepEqual([nulls.eventTypes, nulls.description], [[], null]);
+    const empty = expectJson<EndpointJson>(await create({ url: "https://hooks.example.com/empty", eventTypes: [], description: "" }), 201);
+    assert.deepEqual([empty.eventTypes, empty.description], [[], null]);
+    for (const made of [endpoint, nulls, empty]) expectJson(await client.request("DELETE", `/v2/webhook-endpoints/${made.id}`), 200);
   });
 
   it("refuses bad input with 400 naming the field, and stores nothing", async () => {

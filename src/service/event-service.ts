@@ -46,6 +46,11 @@ export function eventMessage(record: EventRecord): Event {
 /** The longest payment intent id filter accepted: far above "pi_" + a UUID, and short enough to bind in a token. */
 const maxIdLength = 100;
 
+/**
+ * createEventService serves recorded events: every read is scoped to the
+ * merchant, so another merchant's event is NotFound exactly as an unknown one,
+ * and list filters are bound into the page token as for intents.
+ */
 export function createEventService(deps: EventServiceDeps): EventService {
   const { events, clock } = deps;
   const eventNotFound = (id: string) => new ConnectError(`event ${id} not found`, Code.NotFound);

@@ -48,7 +48,6 @@ export function createMemoryWebhookEndpointStore(options: MemoryWebhookEndpointS
   return {
     async create(endpoint, maxPerMerchant) {
       if (endpoints.ofMerchant(endpoint.merchantId).length >= maxPerMerchant) return { created: false, reason: "limit" };
-      queue.putEndpoint({ id: endpoint.id, url: endpoint.url, secrets: [{ secret: endpoint.secret, expiresAt: null }] });
       const entry: MemoryEndpointEntry = {
         id: endpoint.id,
         merchantId: endpoint.merchantId,
@@ -58,7 +57,9 @@ export function createMemoryWebhookEndpointStore(options: MemoryWebhookEndpointS
         createdAt: new Date(endpoint.createdAt),
         updatedAt: new Date(endpoint.createdAt),
       };
+      // The table refuses a used id before the queue's state is touched.
       endpoints.add(entry);
+      queue.putEndpoint({ id: endpoint.id, url: endpoint.url, secrets: [{ secret: endpoint.secret, expiresAt: null }] });
       return { created: true, endpoint: recordOf(entry) };
     },
 

@@ -12,8 +12,8 @@ import { createMetricsRoute } from "../observability/metrics-route.js";
 import { registerReadinessMetrics } from "../observability/readiness-metrics.js";
 import { createRequestObserver } from "../observability/request-observer.js";
 import { createServiceMetrics } from "../observability/service-metrics.js";
-import { createTestMerchant, type TestMerchant } from "../sandbox/create-test-merchant.js";
 import { createRestEncoders } from "../protocols/rest/encode-json.js";
+import { createTestMerchant, type TestMerchant } from "../sandbox/create-test-merchant.js";
 import { logTestHelpers } from "../sandbox/log-test-helpers.js";
 import { createEventNotifier, type EventNotifier } from "../service/event-notifier.js";
 import { createEventOutbox } from "../service/event-outbox.js";
@@ -102,7 +102,7 @@ export async function startService(config: Config, options: StartServiceOptions)
     toListItem: (record, account, now) => presenter.toListItem(record, account, now),
   };
   const notifier = createEventNotifier({ onListenerError: (error) => logger.error({ err: error }, "an event stream failed on a new event") });
-  // Assigned before any event can be committed: stores record events only when called, after start-up.
+  // Until the engine exists a commit wakes nothing: engine.start() claims whatever is due by then.
   let wakeDelivery = () => {};
   const outbox = createEventOutbox({
     presenter: eventPresenter,

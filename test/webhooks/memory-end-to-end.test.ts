@@ -129,4 +129,38 @@ describe("webhooks end to end (memory stores)", () => {
       [503, 204],
     );
   });
+
+  it("stops within the shutdown grace, handing an unanswered attempt back as pending", async () => {
+    const stopping = await startSandboxService({ WEBHOOK_ALLOW_PRIVATE_URLS: "true", SHUTDOWN_GRACE_MS: "300" });
+    try {
+      const owner = await stopping.running.testHelpers!.createMerchant("Stopping");
+      const r = await receiver(() => "hang");
+      const secret = generateWebhookSecret();
+      const created = await stopping.running.webhooks.endpoints.create(
+        { id: ids.webhookEndpointId(), merchantId: owner.merchantId, url: r.url, eventTypes: [], description: null, secret, createdAt: new Date() },
+        16,
+      );
+      assert.ok(created.created);
+      const res = await stopping.call("POST", "/v2/payment-intents", {
+        key: owner.apiKey,
+        json: { amount: 50000, customerEmail: "ada@example.com", clientReference: "stopping-1" },
+      });
+      assert.equal(res.status, 201);
+      await r.nth(1);
+
+      const started = performance.now();
+      await stopping.close();
+      const tookMs = performance.now() - started;
+      assert.ok(tookMs < 3000, `closing took ${Math.round(tookMs)} ms`);
+      assert.equal(stopping.running.webhooks.closing.aborted, true);
+      const [delivery] = (await stopping.running.webhooks.endpoints.listDeliveries({
+        merchantId: owner.merchantId,
+        endpointId: created.endpoint.id,
+        limit: 10,
+      }))!;
+      assert.deepEqual([delivery?.status, delivery?.attempts.length], ["pending", 0]);
+    } finally {
+      await stopping.close().catch(() => {});
+    }
+  });
 });

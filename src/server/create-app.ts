@@ -36,7 +36,8 @@ import { createForcedOutcomes } from "../sandbox/forced-outcomes.js";
 import type { MerchantEnrollment } from "../sandbox/merchant-enrollment.js";
 import { createTestHelperService } from "../sandbox/test-helper-service.js";
 import { createEventService } from "../service/event-service.js";
-import { createEventStreams, type EventNotifier } from "../service/event-stream.js";
+import type { EventNotifier } from "../service/event-notifier.js";
+import { createEventStreams } from "../service/event-stream.js";
 import { createCheckoutService } from "../service/checkout-service.js";
 import { ignorePaymentEvents, type PaymentEvents } from "../service/payment-events.js";
 import { createPaymentExpiry } from "../service/payment-expiry.js";
@@ -111,7 +112,7 @@ export interface WebhookApiOptions {
   events: EventStore;
   endpoints: WebhookEndpointStore;
   /** Wakes event streams when this process commits an event; absent, they poll only. */
-  notifier?: EventNotifier;
+  notifier?: Pick<EventNotifier, "subscribe">;
   /** WEBHOOK_ALLOW_PRIVATE_URLS. */
   allowPrivateUrls: boolean;
   /** Resolves endpoint hosts at registration; default: the system resolver. */

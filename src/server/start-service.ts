@@ -235,6 +235,14 @@ export async function startService(config: Config, options: StartServiceOptions)
     checkoutSecret: config.checkout.secret,
     cors: config.corsAllowedOrigins && { allowedOrigins: config.corsAllowedOrigins },
     events: paymentEvents,
+    webhooks: {
+      events: stores.events,
+      endpoints: stores.endpoints,
+      notifier,
+      allowPrivateUrls: webhookConfig.allowPrivateUrls,
+      closing: closing.signal,
+      onRedelivered: () => engine.wake(),
+    },
     testHelpers: helpersConfig.enabled ? { enrollment: stores.enrollment, clock: testClock } : undefined,
   });
   logger.info({ url: server.url, basePath: config.basePath, store: stores.kind }, "payment intent service listening");

@@ -1,17 +1,10 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Event, StreamEventsRequest } from "../../gen/payments/v2/events_pb.js";
 import type { EventStore } from "../store/event-store.js";
+import type { EventNotifier } from "./event-notifier.js";
 import { eventMessage } from "./event-service.js";
 import { checkEventTypes } from "./webhook-endpoint-service.js";
 
-/**
- * EventNotifier tells a stream that one of its merchant's events was
- * committed in this process, so it reads at once instead of at its next
- * poll. subscribe returns the unsubscribe function.
- */
-export interface EventNotifier {
-  subscribe(merchantId: string, listener: () => void): () => void;
-}
 
 /** EventStreams serves StreamEvents. */
 export interface EventStreams {
@@ -26,8 +19,8 @@ export interface EventStreams {
 
 export interface EventStreamsOptions {
   events: EventStore;
-  /** Absent: streams learn of new events only by polling. */
-  notifier?: EventNotifier;
+  /** Wakes a stream when its merchant's events commit in this process; absent, streams only poll. */
+  notifier?: Pick<EventNotifier, "subscribe">;
   /**
    * How often a waiting stream reads anyway: events committed by other
    * instances (PostgreSQL) raise no notification here, and on PostgreSQL an

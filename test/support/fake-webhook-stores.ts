@@ -5,14 +5,14 @@ import type { EventRecord, EventType } from "../../src/domain/event.js";
 import { timestamp } from "../../src/service/payment-intent-presenter.js";
 import type { EventStore } from "../../src/store/event-store.js";
 import type { WebhookDeliveryRecord, WebhookEndpointRecord, WebhookEndpointStore } from "../../src/store/webhook-endpoint-store.js";
-import type { EventNotifier } from "../../src/service/event-stream.js";
+import { createEventNotifier, type EventNotifier } from "../../src/service/event-notifier.js";
 import { createRestEncoders } from "../../src/protocols/rest/encode-json.js";
 
 /** FakeWebhookStores: small in-test stores behind the event and endpoint ports, with a way to record events. */
 export interface FakeWebhookStores {
   events: EventStore;
   endpoints: WebhookEndpointStore;
-  notifier: EventNotifier;
+  notifier: Pick<EventNotifier, "subscribe">;
   /** Records an event as the outbox would, and notifies streams. */
   record(merchantId: string, type: EventType, paymentIntentId: string, at?: Date): EventRecord;
   /** Adds a delivery to an endpoint (what the outbox and the engine would have written). */
@@ -27,7 +27,7 @@ export function createFakeWebhookStores(): FakeWebhookStores {
   const log: (EventRecord & { seq: number })[] = [];
   const endpoints = new Map<string, WebhookEndpointRecord & { secret: string }>();
   const deliveries: (WebhookDeliveryRecord & { merchantId: string })[] = [];
-  const listeners = new Map<string, Set<() => void>>();
+  const notifier = createEventNotifier();
   const byCreated = <T extends { createdAt: Date; id: string }>(a: T, b: T) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1);
   const afterCursor = (after: { createdAt: Date; id: string } | undefined) => (row: { createdAt: Date; id: string }) =>
     !after || row.createdAt.getTime() < after.createdAt.getTime() || (row.createdAt.getTime() === after.createdAt.getTime() && row.id < after.id);
@@ -134,14 +134,7 @@ export function createFakeWebhookStores(): FakeWebhookStores {
   return {
     events,
     endpoints: store,
-    notifier: {
-      subscribe(merchantId, listener) {
-        const set = listeners.get(merchantId) ?? new Set();
-        listeners.set(merchantId, set);
-        set.add(listener);
-        return () => set.delete(listener);
-      },
-    },
+    notifier,
     record(merchantId, type, paymentIntentId, at = new Date()) {
       counter += 1;
       const id = `evt_00000000-0000-7000-8000-${String(counter).padStart(12, "0")}`;
@@ -167,8 +160,8 @@ export function createFakeWebhookStores(): FakeWebhookStores {
       });
       const record = { id, merchantId, type, paymentIntentId, createdAt: at, payload: toBinary(EventSchema, message), body: encode(message), seq: log.length + 1 };
       log.push(record);
-      for (const listener of listeners.get(merchantId) ?? []) listener();
       const { seq: _, ...event } = record;
+      notifier.notify([event]);
       return event;
     },
     addDelivery(merchantId, delivery) {

@@ -7,7 +7,13 @@ import { silentLogger, type Logger } from "../../src/lib/logger.js";
 import { createApp, type AppOptions } from "../../src/server/create-app.js";
 import { listen, type ListeningServer, type ListenOptions } from "../../src/server/listen.js";
 import type { NodeHandler } from "../../src/http/node-http.js";
-import { createMemoryStores } from "../../src/store/memory/create-memory-stores.js";
+import { createMemoryStores, type MemoryStores } from "../../src/store/memory/create-memory-stores.js";
+import { EventSchema } from "../../gen/payments/v2/events_pb.js";
+import { createRestEncoders } from "../../src/protocols/rest/encode-json.js";
+import { createEventNotifier } from "../../src/service/event-notifier.js";
+import { createEventOutbox } from "../../src/service/event-outbox.js";
+import { createPaymentIntentPresenter } from "../../src/service/payment-intent-presenter.js";
+import { createPaymentMethodCatalogue } from "../../src/service/payment-method-catalogue.js";
 import type { PaymentIntentStore } from "../../src/store/payment-intent-store.js";
 import type { SettlementAccountStore } from "../../src/store/settlement-account-store.js";
 import type { ApiKeyVerifier } from "../../src/auth/api-key-verifier.js";
@@ -24,8 +30,10 @@ export interface TestServer extends ListeningServer {
   bearer(merchantId?: string): string;
   readonly intents: PaymentIntentStore;
   readonly accounts: SettlementAccountStore;
-  /** The event and endpoint stores behind EventService and WebhookEndpointService. */
+  /** The in-test event and endpoint stores behind EventService and WebhookEndpointService (webhookStores "fake" only). */
   readonly webhooks: FakeWebhookStores;
+  /** The memory stores' events, endpoints and deliveries (webhookStores "memory" only). */
+  readonly memoryWebhooks: Pick<MemoryStores, "events" | "endpoints" | "deliveryQueue"> | undefined;
 }
 
 export interface TestServerOptions {
@@ -46,6 +54,13 @@ export interface TestServerOptions {
   wrapVerifier?(verifier: ApiKeyVerifier): ApiKeyVerifier;
   /** Most settlement accounts one merchant may register. */
   maxSettlementAccounts?: number;
+  /**
+   * What records events and keeps endpoints: "fake" (default), small in-test
+   * stores whose events a suite records at will; "memory", the memory stores
+   * with the event outbox, so intents created through the API record their
+   * events and deliveries as in the service.
+   */
+  webhookStores?: "fake" | "memory";
   /** Event and endpoint API settings beside the stores (caps, the resolver, private URLs). */
   webhooks?: Partial<Omit<NonNullable<AppOptions["webhooks"]>, "events" | "endpoints" | "notifier">>;
   /** Listener limits (timeouts, HTTP/2 stream cap). */
@@ -67,13 +82,27 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   };
   const basePath = options.basePath ?? "/v1";
   const entries = Object.entries(keys).map(([merchantId, key]) => ({ merchantId, merchantName: merchantId, key }));
-  // One memory state for both, so list items show the accounts registered (as one database does).
-  const memory = createMemoryStores();
+  const ids = createIdGenerator(clock);
+  // The outbox renders checkout links with the server's URL, known once listening.
+  let presenter = createPaymentIntentPresenter({ publicUrl: "http://127.0.0.1", catalogue: createPaymentMethodCatalogue(options.processors ?? ["paystack"]) });
+  const notifier = createEventNotifier();
+  const outbox =
+    options.webhookStores === "memory"
+      ? createEventOutbox({
+          presenter: { toMessage: (...args) => presenter.toMessage(...args), toListItem: (...args) => presenter.toListItem(...args) },
+          ids,
+          encodeJson: createRestEncoders().encoderFor(EventSchema),
+          onCommitted: (events) => notifier.notify(events),
+        })
+      : undefined;
+  // One memory state for all, so list items show the accounts registered (as one database does).
+  const memory = createMemoryStores({ outbox });
   let intents = options.intents ?? memory.intents;
   let accounts = options.accounts ?? memory.accounts;
   let verifier: ApiKeyVerifier = createMemoryApiKeyVerifier(entries);
   let closeStores = async () => {};
-  if ((options.store ?? testStoreKind) === "postgres" && !options.intents && !options.accounts) {
+  // The memory webhook stores record events only for the memory intents they share tables with.
+  if ((options.store ?? testStoreKind) === "postgres" && !options.intents && !options.accounts && !outbox) {
     const database = await createTestDatabase();
     const stores = await openMigratedStores(database.url, { clock });
     for (const { merchantId, key } of entries) await stores.apiKeys.addKey(merchantId, key);
@@ -84,17 +113,19 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       await database.drop();
     };
   }
-  const webhooks = createFakeWebhookStores();
+  const fake = createFakeWebhookStores();
+  const webhookPorts = outbox ? { events: memory.events, endpoints: memory.endpoints, notifier } : fake;
   // Listen first, so the app can be built with the real port in publicUrl.
   let handler: NodeHandler = () => {};
   const server = await listen((req, res) => handler(req, res), { host: "127.0.0.1", port: 0, limits: options.limits });
   if (options.wrapVerifier) verifier = options.wrapVerifier(verifier);
+  presenter = createPaymentIntentPresenter({ publicUrl: server.url, catalogue: createPaymentMethodCatalogue(options.processors ?? ["paystack"]) });
   handler = createApp({
     intents,
     accounts,
     verifier,
     clock,
-    ids: createIdGenerator(clock),
+    ids,
     logger: options.logger ?? silentLogger,
     publicUrl: server.url,
     basePath,
@@ -103,9 +134,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     maxBodyBytes: 64 * 1024,
     maxSettlementAccounts: options.maxSettlementAccounts,
     webhooks: {
-      events: webhooks.events,
-      endpoints: webhooks.endpoints,
-      notifier: webhooks.notifier,
+      events: webhookPorts.events,
+      endpoints: webhookPorts.endpoints,
+      notifier: webhookPorts.notifier,
       allowPrivateUrls: false,
       resolve: publicResolver,
       ...options.webhooks,
@@ -123,7 +154,11 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     bearer: (merchantId = "merchantA") => `Bearer ${keys[merchantId]}`,
     intents,
     accounts,
-    webhooks,
+    get webhooks(): FakeWebhookStores {
+      if (outbox) throw new Error("this test server runs on the memory stores (webhookStores: \"memory\"): record events through the API");
+      return fake;
+    },
+    memoryWebhooks: outbox ? { events: memory.events, endpoints: memory.endpoints, deliveryQueue: memory.deliveryQueue } : undefined,
   };
 }
 

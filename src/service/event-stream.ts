@@ -5,7 +5,6 @@ import type { EventNotifier } from "./event-notifier.js";
 import { eventMessage } from "./event-service.js";
 import { checkEventTypes } from "./webhook-endpoint-service.js";
 
-
 /** EventStreams serves StreamEvents. */
 export interface EventStreams {
   /**

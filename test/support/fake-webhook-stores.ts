@@ -2,11 +2,11 @@ import { create, toBinary } from "@bufbuild/protobuf";
 import { EventSchema } from "../../gen/payments/v2/events_pb.js";
 import { PaymentIntentListItemSchema } from "../../gen/payments/v2/payment_intent_pb.js";
 import type { EventRecord, EventType } from "../../src/domain/event.js";
+import { createRestEncoders } from "../../src/protocols/rest/encode-json.js";
+import { createEventNotifier, type EventNotifier } from "../../src/service/event-notifier.js";
 import { timestamp } from "../../src/service/payment-intent-presenter.js";
 import type { EventStore } from "../../src/store/event-store.js";
 import type { WebhookDeliveryRecord, WebhookEndpointRecord, WebhookEndpointStore } from "../../src/store/webhook-endpoint-store.js";
-import { createEventNotifier, type EventNotifier } from "../../src/service/event-notifier.js";
-import { createRestEncoders } from "../../src/protocols/rest/encode-json.js";
 
 /** FakeWebhookStores: small in-test stores behind the event and endpoint ports, with a way to record events. */
 export interface FakeWebhookStores {
@@ -20,10 +20,10 @@ export interface FakeWebhookStores {
   disable(merchantId: string, endpointId: string): void;
 }
 
-let counter = 0;
 const encode = createRestEncoders().encoderFor(EventSchema);
 
 export function createFakeWebhookStores(): FakeWebhookStores {
+  let counter = 0;
   const log: (EventRecord & { seq: number })[] = [];
   const endpoints = new Map<string, WebhookEndpointRecord & { secret: string }>();
   const deliveries: (WebhookDeliveryRecord & { merchantId: string })[] = [];

@@ -53,7 +53,11 @@ describe("REST events and deliveries recorded by the API's own changes", () => {
     assert.equal(event!.type, "payment_intent.created");
     assert.equal(event!.timestamp, "2026-12-05T16:00:00.000Z");
     assert.deepEqual(event!.data, expectJson(await client.getIntent(intent.id), 200));
-    assert.deepEqual(expectJson(await client.request("GET", `/v2/events/${event!.id}`), 200), event);
+    const read = await client.request("GET", `/v2/events/${event!.id}`);
+    assert.deepEqual(expectJson(read, 200), event);
+    // The webhook body, as signed and sent, is GET's answer byte for byte.
+    assert.equal(read.text, (await server.memoryWebhooks!.events.findById("merchantA", event!.id))!.body);
+    assert.equal(server.memoryWebhooks!.deliveryQueue.deliveriesOf(everyType)[0]!.body, read.text);
 
     const deliveries = expectJson<{ deliveries: DeliveryJson[] }>(await client.request("GET", `/v2/webhook-endpoints/${everyType}/deliveries`), 200);
     assert.deepEqual(deliveries.deliveries.map((d) => [d.eventId, d.eventType, d.webhookEndpointId, d.status, d.nextAttemptAt, d.attempts]), [

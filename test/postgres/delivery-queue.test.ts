@@ -1,8 +1,9 @@
-import { describe, after, before } from "node:test";
+import assert from "node:assert/strict";
+import { describe, after, before, it } from "node:test";
 import { createSecretBox } from "../../src/webhooks/secret-box.js";
 import type { PostgresStores } from "../../src/store/postgres/open-postgres-stores.js";
 import { sealSecrets, parseAttempts } from "../../src/store/postgres/webhook-rows.js";
-import { describeDeliveryQueueContract } from "../webhooks/support/delivery-queue-contract.js";
+import { describeDeliveryQueueContract, type DeliveryQueueHarness } from "../webhooks/support/delivery-queue-contract.js";
 import { createTestDatabase, openMigratedStores, postgresUnavailable, queryDatabase, type TestDatabase } from "../support/postgres.js";
 
 const skip = await postgresUnavailable();
@@ -26,7 +27,7 @@ describe("PostgreSQL delivery queue", { skip }, () => {
 
   const query = <R extends Record<string, unknown>>(sql: string, params: unknown[] = []) => queryDatabase<R>(db.url, sql, params);
 
-  describeDeliveryQueueContract("postgres", async () => {
+  const makeHarness = async (): Promise<DeliveryQueueHarness> => {
     await query("truncate webhook_deliveries, webhook_endpoints, events");
     return {
       queue: stores.deliveryQueue,
@@ -68,5 +69,26 @@ describe("PostgreSQL delivery queue", { skip }, () => {
       },
       close: async () => {},
     };
+  };
+
+  describeDeliveryQueueContract("postgres", makeHarness);
+
+  it("keeps the per-endpoint limit across many concurrent claims on several connections", async () => {
+    const h = await makeHarness();
+    const secrets = [{ secret: "whsec_c2VjcmV0", expiresAt: null }];
+    await h.addEndpoint({ id: "we_a", url: "https://a.example.com/", secrets });
+    await h.addEndpoint({ id: "we_b", url: "https://b.example.com/", secrets });
+    for (let i = 0; i < 20; i++) {
+      const createdAt = new Date(Date.UTC(2026, 0, 1, 0, 0, i));
+      await h.enqueue({ id: `whd_${i}`, eventId: `evt_${i}`, eventType: "payment_intent.created", endpointId: i % 2 ? "we_a" : "we_b", body: "{}", createdAt });
+    }
+    const now = new Date(Date.UTC(2026, 0, 2));
+    const rounds = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => stores.deliveryQueue.claim({ now, owner: `i${i}`, leaseMs: 60_000, limit: 3, perEndpointLimit: 2 })),
+    );
+    const claimed = rounds.flat();
+    assert.equal(claimed.length, 4);
+    assert.equal(claimed.filter((c) => c.endpoint.id === "we_a").length, 2);
+    assert.equal(new Set(claimed.map((c) => c.deliveryId)).size, 4);
   });
 });

@@ -279,4 +279,61 @@ describe("PostgreSQL outbox: events recorded with the intents' changes", { skip 
     assert.deepEqual(await deliveriesOf(event!.id), []);
     assert.equal((await stores.events.list({ merchantId: quietMerchant, limit: 10 }))[0]?.id, event!.id);
   });
+  describe("a create with a remembered context (one round trip)", () => {
+    const merchant = "mer_remembered";
+    const intentsOf = async (reference: string) =>
+      Number((await query<{ n: string }>("select count(*) as n from payment_intents where merchant_id = $1 and client_reference = $2", [merchant, reference])).rows[0]!.n);
+    const addAccount = async (accountNumber: string, createdAt: Date) => {
+      const result = await stores.accounts.insert(
+        { id: ids.settlementAccountId(), merchantId: merchant, accountName: "Shop", accountNumber, bankName: "Bank", bankCode: "058", createdAt, updatedAt: createdAt },
+        { maxPerMerchant: 10 },
+      );
+      assert.ok(result.inserted);
+      return result.record.id;
+    };
+
+    it("records the event and its deliveries as the long way does, and sees a context that changed", async () => {
+      await stores.apiKeys.ensureMerchant(merchant, "Remembered");
+      const late = await addAccount("2000000001", new Date("2026-06-01T08:00:00.000Z"));
+      // The first create reads the context; the next ones use what it read.
+      await stores.intents.insert(intentOf("r-1", [], merchant));
+      await stores.intents.insert(intentOf("r-2", [], merchant));
+      assert.equal(recording.rendered[1]!.change.account?.id, late);
+      assert.deepEqual(await deliveriesOf(recording.committed[1]![0]!.id), []);
+
+      // An endpoint registered since: the remembered context no longer holds.
+      const created = await stores.endpoints.create(
+        { id: "we_remembered", merchantId: merchant, url: "https://r.example.com/", eventTypes: [], description: null, secret: "whsec_cg", createdAt: clock.now() },
+        10,
+      );
+      assert.equal(created.created, true);
+      recording.committed.length = 0;
+      const third = intentOf("r-3", [], merchant);
+      assert.equal((await stores.intents.insert(third)).inserted, true);
+      assert.equal(await intentsOf("r-3"), 1);
+      assert.equal(recording.committed.length, 1, "announced once");
+      const [event] = recording.committed[0]!;
+      assert.deepEqual((await deliveriesOf(event!.id)).map((d) => d.endpoint_id), ["we_remembered"]);
+      assert.equal((await stores.events.list({ merchantId: merchant, limit: 10, paymentIntentId: third.id })).length, 1);
+
+      // An account dated earlier becomes the earliest: the list item shows it.
+      const earlier = await addAccount("2000000002", new Date("2026-05-01T08:00:00.000Z"));
+      recording.rendered.length = 0;
+      await stores.intents.insert(intentOf("r-4", [], merchant));
+      assert.equal(recording.rendered.at(-1)!.change.account?.id, earlier);
+      assert.equal(await intentsOf("r-4"), 1);
+
+      // With a split, the split's account; a replay records nothing.
+      const split = intentOf("r-5", [late], merchant);
+      await stores.intents.insert(split);
+      await stores.intents.insert(intentOf("r-6", [late], merchant));
+      assert.equal(recording.rendered.at(-1)!.change.account?.id, late);
+      recording.committed.length = 0;
+      const replay = await stores.intents.insert({ ...split, id: ids.paymentIntentId() });
+      assert.equal(replay.inserted, false);
+      assert.equal(replay.inserted === false && replay.existing.id, split.id);
+      assert.equal(recording.committed.length, 0);
+      assert.equal((await stores.events.list({ merchantId: merchant, limit: 50 })).length, 6);
+    });
+  });
 });

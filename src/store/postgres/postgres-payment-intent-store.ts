@@ -5,7 +5,8 @@ import type { InsertResult, IntentWithAccount, PaymentIntentStore } from "../pay
 import { checkStorableText, isStorableText } from "../storable-text.js";
 import { readAccount } from "./account-rows.js";
 import type { Database, Transaction } from "./database.js";
-import { readEventContext, recordEvents, type EventChange } from "./event-sql.js";
+import { createEventContextCache } from "./event-context-cache.js";
+import { readEventContext, recordCreation, recordEvents, type EventChange } from "./event-sql.js";
 import * as sql from "./intent-sql.js";
 import type { PipelineStep } from "./pipeline.js";
 
@@ -28,16 +29,20 @@ export interface PostgresPaymentIntentStoreOptions {
  * database, and writes with one fail with InvalidArgument, as in the
  * in-memory store.
  *
- * With an outbox, every change that records an event runs in an explicit
+ * With an outbox, a change that records an event runs in an explicit
  * transaction of two round trips: the first makes the change and reads what
  * the outbox needs (the intent's list-item account, the merchant's enabled
- * endpoints) in the same statement; the event is rendered; the second writes
- * the event with its deliveries in one statement and commits. The rendering
- * is JavaScript, so it cannot share the first round trip. A checkout attempt
- * stays two round trips: its context is read with the row lock.
+ * endpoints) in the same statement; the event is rendered (JavaScript, so it
+ * cannot share that round trip); the second writes the event with its
+ * deliveries in one statement and commits. Two exceptions keep the hot paths
+ * as they were: a checkout attempt reads the context with its row lock, and
+ * a create whose context is remembered (event-context-cache.ts) renders its
+ * event first and is one round trip, the create and a statement that records
+ * the event after checking the context still holds.
  */
 export function createPostgresPaymentIntentStore(db: Database, options: PostgresPaymentIntentStoreOptions = {}): PaymentIntentStore {
   const { outbox } = options;
+  const contexts = createEventContextCache();
   const first = <T>(rows: readonly (readonly (string | null)[])[], read: (row: readonly (string | null)[]) => T): T | undefined =>
     rows[0] ? read(rows[0]) : undefined;
   const storable = (...values: string[]) => values.every(isStorableText);
@@ -70,7 +75,9 @@ export function createPostgresPaymentIntentStore(db: Database, options: Postgres
       const intents = result!.rows.map((row) => {
         const intent = sql.readIntent(row);
         const type = eventTypeOf({ from: fromOf(intent), to: intent.status, declinedAttempt: false });
-        if (type) changes.push({ type, intent, context: readEventContext(row, sql.intentColumnCount), at });
+        const context = readEventContext(row, sql.intentColumnCount);
+        contexts.learn(intent, context);
+        if (type) changes.push({ type, intent, context, at });
         return intent;
       });
       await commitWithEvents(tx, outbox, changes, []);
@@ -103,11 +110,29 @@ export function createPostgresPaymentIntentStore(db: Database, options: Postgres
         ...record.splits.map((s) => s.settlementAccountId),
       ]);
       if (outbox) {
+        const remembered = contexts.forCreation(record);
+        if (remembered) {
+          const change: EventChange = { type: "payment_intent.created", intent: structuredClone(record), context: remembered, at: record.createdAt };
+          const recorded = recordCreation(outbox, change);
+          const [result, check] = await db.run(true, [sql.insertIntent(record), recorded.step]);
+          const row = result!.rows[0]!;
+          if (row[0] !== "t") {
+            if (row[1] !== null) return { inserted: false, existing: sql.readIntent(row, 1) };
+            return { inserted: false, existing: conflicting(record, await readOne(sql.findByReference(record.merchantId, record.clientReference))) };
+          }
+          if (check!.rows[0]![0] === "t") {
+            outbox.committed(recorded.events);
+            return { inserted: true, record: structuredClone(record) };
+          }
+          // The context changed, and the create was undone: again, reading it.
+          contexts.forget(record.merchantId);
+        }
         return db.transaction(async (tx) => {
           const [result] = await tx.run([sql.insertIntent(record, true)]);
           const row = result!.rows[0]!;
           if (row[0] === "t") {
             const context = readEventContext(row, 1 + sql.intentColumnCount);
+            contexts.learn(record, context);
             const intent = structuredClone(record);
             await commitWithEvents(tx, outbox, [{ type: "payment_intent.created", intent, context, at: record.createdAt }], []);
             return { inserted: true, record: structuredClone(record) };
@@ -217,7 +242,9 @@ export function createPostgresPaymentIntentStore(db: Database, options: Postgres
             : intent;
           const type = eventTypeOf({ from: intent.status, to: after.status, declinedAttempt: decision.attempt?.outcome === "declined" });
           const at = moves ? decision.next!.at : decision.attempt?.createdAt;
-          if (type && at) changes.push({ type, intent: structuredClone(after), context: readEventContext(context.rows[0]!, 0), at });
+          const read = readEventContext(context.rows[0]!, 0);
+          contexts.learn(intent, read);
+          if (type && at) changes.push({ type, intent: structuredClone(after), context: read, at });
         }
         // The writes (and the event) and COMMIT in one round trip, sent only while the deadline holds.
         const results = outbox ? await commitWithEvents(tx, outbox, changes, steps) : await tx.commit(steps);

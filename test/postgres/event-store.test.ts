@@ -4,7 +4,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import pg from "pg";
 import type { EventType } from "../../src/domain/event.js";
 import type { PostgresStores } from "../../src/store/postgres/open-postgres-stores.js";
-import { createTestDatabase, openMigratedStores, postgresUnavailable, queryDatabase, type TestDatabase } from "../support/postgres.js";
+import { adminUrl, createTestDatabase, openMigratedStores, postgresUnavailable, queryDatabase, type TestDatabase } from "../support/postgres.js";
 
 const skip = await postgresUnavailable();
 
@@ -188,6 +188,21 @@ describe("PostgresEventStore", { skip }, () => {
       assert.deepEqual((await readEventually(start, 10, 1)).events.map((e) => e.id), [b]);
     } finally {
       await client.end();
+    }
+  });
+  it("is not held back by a transaction of another database", async () => {
+    const start = await stores.events.headCursor(merchantId);
+    const elsewhere = new pg.Client({ connectionString: adminUrl });
+    await elsewhere.connect();
+    try {
+      await elsewhere.query("begin");
+      await elsewhere.query("select pg_current_xact_id()");
+      const a = await insertEvent();
+      assert.deepEqual((await stores.events.readAfter(merchantId, start, 10)).events.map((e) => e.id), [a]);
+      assert.notEqual(await stores.events.headCursor(merchantId), start);
+    } finally {
+      await elsewhere.query("rollback").catch(() => {});
+      await elsewhere.end();
     }
   });
 });

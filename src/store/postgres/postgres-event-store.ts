@@ -53,16 +53,40 @@ function listText(shape: ListShape): string {
 const byIdText = `select ${eventColumns("e")} from events e where e.merchant_id = $1 and e.id = $2`;
 
 /**
- * Only events of transactions that ended before every transaction still
- * running (xid < pg_snapshot_xmin of this statement's snapshot) are read: a
- * transaction still running, or one that may yet start with a smaller id,
- * cannot exist below that horizon, so nothing can later appear before a
- * position read here. The last column is the newest readable position of the
- * merchant (all types), judged in the same snapshot: when the page is not
- * full, the cursor moves there, past events of other types.
+ * The stream's horizon, as a CTE `horizon (xmin)`: the oldest transaction of
+ * this statement's snapshot that may still commit events of this database.
+ * Only events of transactions below it are read: every transaction below it
+ * had ended when the snapshot was taken, and one that starts later gets a
+ * larger id, so nothing can later appear before a position read here.
+ *
+ * It is pg_snapshot_xmin of the snapshot, except that transactions running
+ * in other databases of the server are passed over (pg_stat_get_activity
+ * tells; a transaction it no longer shows, a prepared one or a backend
+ * without a database still counts): they cannot write this database's
+ * events, and another database's long transaction must not hold the stream
+ * back. A transaction of this database holds it back while it runs (at most
+ * the deadline of a store call).
+ */
+const horizonCte = `
+  snap as materialized (select pg_current_snapshot() as s),
+  elsewhere as materialized (
+    select a.backend_xid from pg_stat_get_activity(null) a
+    where a.backend_xid is not null and a.datid <> (select oid from pg_database where datname = current_database())
+  ),
+  horizon as materialized (
+    select coalesce(
+      (select min(x) from snap, pg_snapshot_xip(snap.s) as x where not exists (select 1 from elsewhere e where e.backend_xid = xid(x))),
+      (select pg_snapshot_xmax(s) from snap)) as xmin
+  )`;
+
+/**
+ * Events after the cursor below the horizon (horizonCte), in stream order.
+ * The last column is the newest readable position of the merchant (all
+ * types), judged in the same snapshot: when the page is not full, the cursor
+ * moves there, past events of other types.
  */
 const readAfterTextOf = (byType: boolean) => `
-  with horizon as materialized (select pg_snapshot_xmin(pg_current_snapshot()) as xmin)
+  with ${horizonCte}
   select ${eventColumns("e")},
     (select h.xid::text || ':' || h.seq::text from events h
       where h.merchant_id = $1 and h.xid < (select xmin from horizon)
@@ -79,8 +103,9 @@ const readAfterTexts = [readAfterTextOf(false), readAfterTextOf(true)] as const;
 
 const cursorAfterText = `select e.xid::text || ':' || e.seq::text from events e where e.merchant_id = $1 and e.id = $2`;
 const headText = `
+  with ${horizonCte}
   select h.xid::text || ':' || h.seq::text from events h
-  where h.merchant_id = $1 and h.xid < pg_snapshot_xmin(pg_current_snapshot())
+  where h.merchant_id = $1 and h.xid < (select xmin from horizon)
   order by h.xid desc, h.seq desc limit 1`;
 
 /** createPostgresEventStore reads the events the outbox recorded (EventStore, store/event-store.ts). */

@@ -8,6 +8,7 @@ import type { Logger } from "../lib/logger.js";
 import type { MerchantEnrollment } from "../sandbox/merchant-enrollment.js";
 import { instrumentStore } from "../observability/instrument-store.js";
 import type { ServiceMetrics } from "../observability/service-metrics.js";
+import type { EventOutbox, EventStore } from "../store/event-store.js";
 import { createMemoryStores } from "../store/memory/create-memory-stores.js";
 import { createMemoryStoreHealth } from "../store/memory/memory-store-health.js";
 import { createMemoryMerchantDirectory, type MerchantDirectory } from "../store/merchant-directory.js";
@@ -15,6 +16,8 @@ import type { PaymentIntentStore } from "../store/payment-intent-store.js";
 import type { SettlementAccountStore } from "../store/settlement-account-store.js";
 import type { DatabaseSettingsReport } from "../store/postgres/database-settings.js";
 import type { StoreHealth } from "../store/store-health.js";
+import type { WebhookEndpointStore } from "../store/webhook-endpoint-store.js";
+import type { DeliveryQueue } from "../webhooks/delivery-queue.js";
 
 /** A demo key is a credential: shown once on the terminal, never logged. */
 const newDemoKey = () => `sk_test_${randomBytes(24).toString("base64url")}`;
@@ -24,6 +27,11 @@ export interface Stores {
   kind: "memory" | "postgres";
   intents: PaymentIntentStore;
   accounts: SettlementAccountStore;
+  /** The events the intents' changes record (through OpenStoresOptions.outbox). */
+  events: EventStore;
+  endpoints: WebhookEndpointStore;
+  /** The deliveries of those events, which the delivery engine sends. */
+  deliveryQueue: DeliveryQueue;
   verifier: ApiKeyVerifier;
   /** Whether the stores can serve now: behind /readyz and gRPC health. */
   health: StoreHealth;
@@ -41,7 +49,12 @@ export interface Stores {
 export interface OpenStoresOptions {
   /** false: make no demo merchant when API_KEYS is unset (the ./testing entry makes its own). Default true. */
   demoKey?: boolean;
+  /** Where the intent stores record events (service/event-outbox.ts); absent, no event is recorded. */
+  outbox?: EventOutbox;
 }
+
+/** The stores of events, webhook endpoints and deliveries, of one kind. */
+type WebhookStores = Pick<Stores, "events" | "endpoints" | "deliveryQueue">;
 
 /**
  * openStores makes the one choice of implementations: PostgreSQL when
@@ -64,7 +77,7 @@ export async function openStores(
     const merchants = createMemoryMerchantDirectory(keys.map((k) => ({ merchantId: k.merchantId, merchantName: k.merchantId })));
     return {
       kind: "memory",
-      ...createMemoryStores(),
+      ...createMemoryStores({ outbox: options.outbox }),
       verifier,
       merchants,
       enrollment: {
@@ -84,6 +97,8 @@ export async function openStores(
   const db = config.database;
   const stores = await openPostgresStores({
     ...db,
+    // openPostgresStores records events through the outbox once it implements them (see postgresWebhookStores).
+    ...{ outbox: options.outbox },
     migrate: db.migrateOnStart,
     clock,
     ids,
@@ -122,7 +137,21 @@ export async function openStores(
       await apiKeys.addKey(merchantId, key);
     },
   };
-  return { kind: "postgres", ...stores, verifier: apiKeys, enrollment, demoKey };
+  return { kind: "postgres", ...stores, ...postgresWebhookStores(stores), verifier: apiKeys, enrollment, demoKey };
+}
+
+/**
+ * postgresWebhookStores: openPostgresStores returns the PostgreSQL events,
+ * endpoints and deliveryQueue. Until it does, a PostgreSQL service records no
+ * events, and these stand in: empty memory stores, so the delivery engine
+ * finds nothing to send and the API lists nothing.
+ */
+function postgresWebhookStores(stores: Partial<WebhookStores> & Pick<Stores, "close">): WebhookStores {
+  if (stores.events && stores.endpoints && stores.deliveryQueue) {
+    return { events: stores.events, endpoints: stores.endpoints, deliveryQueue: stores.deliveryQueue };
+  }
+  const { events, endpoints, deliveryQueue } = createMemoryStores();
+  return { events, endpoints, deliveryQueue };
 }
 
 /**

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { EventSchema } from "../../gen/payments/v2/events_pb.js";
 import { TestHelperService } from "../../gen/payments/v2/test_helpers_pb.js";
 import type { Config } from "../config.js";
 import type { NodeHandler } from "../http/node-http.js";
@@ -11,10 +12,20 @@ import { createMetricsRoute } from "../observability/metrics-route.js";
 import { registerReadinessMetrics } from "../observability/readiness-metrics.js";
 import { createRequestObserver } from "../observability/request-observer.js";
 import { createServiceMetrics } from "../observability/service-metrics.js";
+import { createRestEncoders } from "../protocols/rest/encode-json.js";
 import { createTestMerchant, type TestMerchant } from "../sandbox/create-test-merchant.js";
 import { logTestHelpers } from "../sandbox/log-test-helpers.js";
+import { createEventNotifier, type EventNotifier } from "../service/event-notifier.js";
+import { createEventOutbox } from "../service/event-outbox.js";
 import type { PaymentEvents } from "../service/payment-events.js";
 import { createPaymentExpiry } from "../service/payment-expiry.js";
+import { createPaymentIntentPresenter, type PaymentIntentPresenter } from "../service/payment-intent-presenter.js";
+import { createPaymentMethodCatalogue } from "../service/payment-method-catalogue.js";
+import type { EventStore } from "../store/event-store.js";
+import type { WebhookEndpointStore } from "../store/webhook-endpoint-store.js";
+import { createDeliveryEngine } from "../webhooks/delivery-engine.js";
+import { createRetryPolicy } from "../webhooks/retry-policy.js";
+import { createWebhookSender } from "../webhooks/webhook-sender.js";
 import { createApp } from "./create-app.js";
 import { startExpirySweep } from "./expiry-sweep.js";
 import { listen, type ListeningServer } from "./listen.js";
@@ -42,11 +53,25 @@ export interface RunningService {
   readonly demoKey: string | undefined;
   /** The test helpers' in-process face, when TEST_HELPERS=true: what the ./testing entry bootstraps with. */
   readonly testHelpers: RunningTestHelpers | undefined;
+  /** Events, webhook endpoints and the wake-ups of event streams (README, Webhooks). */
+  readonly webhooks: RunningWebhooks;
   /**
    * Stops background work and closes the stores: after the listener closed
    * (a graceful shutdown), or at once (tests).
    */
   closeStores(): Promise<void>;
+}
+
+/** RunningWebhooks: the service's events and endpoints, for the event and endpoint API and in-process callers. */
+export interface RunningWebhooks {
+  events: EventStore;
+  endpoints: WebhookEndpointStore;
+  /** Told of every event this process commits: StreamEvents subscribes to wake its streams. */
+  notifier: EventNotifier;
+  /** Aborted when the service begins to stop: open event streams end. */
+  closing: AbortSignal;
+  /** Makes the delivery engine look for due deliveries now (after RedeliverEvent queued some). */
+  wakeDelivery(): void;
 }
 
 /** RunningTestHelpers: what a process that started the service may do without a request. */
@@ -69,7 +94,26 @@ export async function startService(config: Config, options: StartServiceOptions)
   const testClock = helpersConfig.clock ? createAdvanceableClock(options.clock ?? createSystemClock()) : undefined;
   const clock = testClock ?? options.clock ?? createSystemClock();
   const ids = createIdGenerator(clock);
-  const stores = instrumentStores(await openStores(config, clock, ids, logger, { demoKey: options.demoKey }), metrics);
+  const catalogue = createPaymentMethodCatalogue(config.processors);
+  // Events render the intent's checkoutLink; with PORT=0 the link's port is known once listening (see withBoundPort).
+  let presenter = createPaymentIntentPresenter({ publicUrl: config.publicUrl, catalogue });
+  const eventPresenter: PaymentIntentPresenter = {
+    toMessage: (record, now) => presenter.toMessage(record, now),
+    toListItem: (record, account, now) => presenter.toListItem(record, account, now),
+  };
+  const notifier = createEventNotifier({ onListenerError: (error) => logger.error({ err: error }, "an event stream failed on a new event") });
+  // Until the engine exists a commit wakes nothing: engine.start() claims whatever is due by then.
+  let wakeDelivery = () => {};
+  const outbox = createEventOutbox({
+    presenter: eventPresenter,
+    ids,
+    encodeJson: createRestEncoders().encoderFor(EventSchema),
+    onCommitted: (events) => {
+      wakeDelivery();
+      notifier.notify(events);
+    },
+  });
+  const stores = instrumentStores(await openStores(config, clock, ids, logger, { demoKey: options.demoKey, outbox }), metrics);
   // Shared through Redis when REDIS_URL is set, else each instance's memory.
   const limiters = await createLimiters(config, { clock, log: logger });
   const rateLimit = config.rateLimit;
@@ -100,11 +144,45 @@ export async function startService(config: Config, options: StartServiceOptions)
     intervalMs: Math.min(60_000, config.checkout.ttlMs),
     logger,
   });
-  // After the test clock jumps, intents that lapsed expire now, not at the next tick.
-  const stopWaking = testClock?.onAdvance(() => sweep.wake());
+  const webhookConfig = config.webhooks;
+  const engine = createDeliveryEngine({
+    queue: stores.deliveryQueue,
+    sender: createWebhookSender({ timeoutMs: webhookConfig.timeoutMs, allowPrivate: webhookConfig.allowPrivateUrls }),
+    policy: createRetryPolicy({ schedule: webhookConfig.retrySchedule }),
+    // Due times follow the service's clock (the test clock moves retries); webhook-timestamp stays real time (the default signing clock).
+    clock,
+    logger,
+    metrics: metrics.webhooks,
+    concurrency: webhookConfig.concurrency,
+    perEndpointConcurrency: webhookConfig.concurrencyPerEndpoint,
+    pollIntervalMs: webhookConfig.pollIntervalMs,
+    graceMs: config.shutdown.graceMs,
+  });
+  wakeDelivery = () => engine.wake();
+  // After the test clock jumps, intents that lapsed expire now and retries that fell due go out now, not at the next tick.
+  const stopWaking = testClock?.onAdvance(() => {
+    sweep.wake();
+    engine.wake();
+  });
+  const closing = new AbortController();
+  let stopped: Promise<void> | undefined;
+  /**
+   * Stops background work once: the sweep, event streams, and the delivery
+   * engine, whose attempts in flight get the shutdown grace while requests in
+   * flight get theirs, so the two share one SHUTDOWN_GRACE_MS.
+   */
+  const stopBackground = () => {
+    stopped ??= (async () => {
+      closing.abort();
+      stopWaking?.();
+      sweep.stop();
+      await engine.stop();
+    })();
+    return stopped;
+  };
   const closeStores = async () => {
-    stopWaking?.();
-    sweep.stop();
+    // The engine completes its last attempts in the stores, so it stops first.
+    await stopBackground();
     await Promise.all([stores.close(), limiters.close()]);
   };
 
@@ -132,6 +210,7 @@ export async function startService(config: Config, options: StartServiceOptions)
     await closeStores();
     throw error;
   }
+  presenter = createPaymentIntentPresenter({ publicUrl: withBoundPort(config.publicUrl, server.port), catalogue });
   handler = createApp({
     observer,
     intents: stores.intents,
@@ -160,14 +239,25 @@ export async function startService(config: Config, options: StartServiceOptions)
   });
   logger.info({ url: server.url, basePath: config.basePath, store: stores.kind }, "payment intent service listening");
   if (helpersConfig.enabled) logTestHelpers(logger, config);
+  engine.start();
   readiness.started();
 
   return {
-    server,
+    server: {
+      host: server.host,
+      port: server.port,
+      url: server.url,
+      async close(closeOptions) {
+        // Streams end and the engine stops claiming as the port closes, not after requests finish.
+        void stopBackground();
+        await server.close(closeOptions);
+      },
+    },
     readiness,
     storeKind: stores.kind,
     demoKey: stores.demoKey,
     testHelpers: helpersConfig.enabled ? { createMerchant: (name) => createTestMerchant({ enrollment: stores.enrollment, ids }, name) } : undefined,
+    webhooks: { events: stores.events, endpoints: stores.endpoints, notifier, closing: closing.signal, wakeDelivery: () => engine.wake() },
     closeStores,
   };
 }

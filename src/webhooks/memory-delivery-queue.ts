@@ -63,6 +63,17 @@ export interface MemoryDeliveryQueue extends DeliveryQueue {
   delivery(id: string): DeliveryRecord | undefined;
   /** Copies of every delivery, oldest first. */
   deliveries(): DeliveryRecord[];
+  /** Copies of one endpoint's deliveries, in the order they were enqueued. */
+  deliveriesOf(endpointId: string): DeliveryRecord[];
+  /** Replaces an endpoint's secrets (a rotation), leaving the rest of its state as it is. false: no such endpoint. */
+  setSecrets(endpointId: string, secrets: SigningSecret[]): boolean;
+  /**
+   * Retires an endpoint (its deletion): it is disabled, so no claim returns
+   * its deliveries again and one in flight that does not succeed ends as
+   * failed when it completes, and every pending delivery not under an
+   * unexpired lease ends as failed now. Returns how many ended.
+   */
+  retireEndpoint(endpointId: string, at: Date): number;
 }
 
 export interface MemoryDeliveryQueueOptions {
@@ -87,6 +98,8 @@ export function createMemoryDeliveryQueue(options: MemoryDeliveryQueueOptions = 
   const deliveries = new Map<string, DeliveryRecord>();
   /** Ids of pending deliveries, so a claim never walks ended ones. */
   const pending = new Set<string>();
+  /** Delivery ids by endpoint, in enqueue order, so an endpoint's deliveries are listed without a scan. */
+  const byEndpoint = new Map<string, string[]>();
 
   const leased = (d: DeliveryRecord, now: number) => d.lease !== null && d.lease.expiresAt > now;
   const copy = <T>(value: T): T => structuredClone(value);
@@ -126,9 +139,33 @@ export function createMemoryDeliveryQueue(options: MemoryDeliveryQueueOptions = 
         lease: null,
       });
       pending.add(delivery.id);
+      let ofEndpoint = byEndpoint.get(delivery.endpointId);
+      if (!ofEndpoint) byEndpoint.set(delivery.endpointId, (ofEndpoint = []));
+      ofEndpoint.push(delivery.id);
     },
     delivery: (id) => copy(deliveries.get(id)),
     deliveries: () => [...deliveries.values()].map(copy),
+    deliveriesOf: (endpointId) => (byEndpoint.get(endpointId) ?? []).map((id) => copy(deliveries.get(id)!)),
+    setSecrets(endpointId, secrets) {
+      const endpoint = endpoints.get(endpointId);
+      if (!endpoint) return false;
+      endpoint.secrets = copy(secrets);
+      return true;
+    },
+    retireEndpoint(endpointId, at) {
+      const endpoint = endpoints.get(endpointId);
+      if (!endpoint) return 0;
+      endpoint.status = "disabled";
+      const leaseNow = leaseClock();
+      let ended = 0;
+      for (const id of byEndpoint.get(endpointId) ?? []) {
+        const delivery = deliveries.get(id)!;
+        if (delivery.status !== "pending" || leased(delivery, leaseNow)) continue;
+        end(delivery, "failed", at);
+        ended += 1;
+      }
+      return ended;
+    },
 
     async claim(request) {
       const leaseNow = leaseClock();

@@ -1,42 +1,25 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { Code, ConnectError } from "@connectrpc/connect";
-import type { PaymentIntentRecord } from "../../src/domain/payment-intent.js";
 import { createSystemClock } from "../../src/lib/clock.js";
 import { createIdGenerator } from "../../src/lib/ids.js";
 import type { PostgresStores } from "../../src/store/postgres/open-postgres-stores.js";
 import { createTestDatabase, openMigratedStores, postgresUnavailable, queryDatabase, type TestDatabase } from "../support/postgres.js";
+import { createLiveIntents } from "./support/live-intents.js";
 
 const skip = await postgresUnavailable();
 
 const clock = createSystemClock();
 const ids = createIdGenerator(clock);
+const liveIntent = createLiveIntents(clock, ids);
 
-function intentOf(merchantId: string, clientReference: string, settlementAccountIds: string[]): PaymentIntentRecord {
-  const now = clock.now();
-  return {
-    id: ids.paymentIntentId(),
+const intentOf = (merchantId: string, clientReference: string, settlementAccountIds: string[]) =>
+  liveIntent({
     merchantId,
-    amount: 10_000n,
-    totalAmount: 10_000n,
-    currency: "NGN",
-    country: "NG",
-    customerEmail: "ada@example.com",
-    receiptEmail: "ada@example.com",
-    status: "pending",
     clientReference,
     paymentMethods: ["card", "bank_transfer", "ussd"],
-    callbackUrl: null,
-    transaction: null,
     splits: settlementAccountIds.map((settlementAccountId) => ({ settlementAccountId, splitAmount: 1000n })),
-    checkoutToken: ids.checkoutToken(),
-    requestFingerprint: "0".repeat(64),
-    createdAt: now,
-    updatedAt: now,
-    expiresAt: new Date(now.getTime() + 86_400_000),
-    deletedAt: null,
-  };
-}
+  });
 
 describe("PostgreSQL payment intent insert is one transaction", { skip }, () => {
   let db: TestDatabase;

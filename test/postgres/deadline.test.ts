@@ -3,7 +3,6 @@ import { randomBytes } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { Code, ConnectError } from "@connectrpc/connect";
 import pg from "pg";
-import type { PaymentIntentRecord } from "../../src/domain/payment-intent.js";
 import { createSystemClock } from "../../src/lib/clock.js";
 import { createIdGenerator } from "../../src/lib/ids.js";
 import { createDatabase, type Database } from "../../src/store/postgres/database.js";
@@ -11,6 +10,7 @@ import { unavailableMessage } from "../../src/store/postgres/database-errors.js"
 import type { PostgresStores } from "../../src/store/postgres/open-postgres-stores.js";
 import { adminQuery, createTestDatabase, openMigratedStores, postgresUnavailable, queryDatabase, type TestDatabase } from "../support/postgres.js";
 import { pgBouncerUnavailable, startPgBouncer, type PgBouncer } from "./support/pgbouncer.js";
+import { createLiveIntents } from "./support/live-intents.js";
 
 const skip = await postgresUnavailable();
 const noBouncer = skip ?? pgBouncerUnavailable();
@@ -20,33 +20,10 @@ const lockTimeoutMs = 500;
 const poolMax = 3;
 const clock = createSystemClock();
 const ids = createIdGenerator(clock);
+const liveIntent = createLiveIntents(clock, ids);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function intentOf(merchantId: string, clientReference: string): PaymentIntentRecord {
-  const now = clock.now();
-  return {
-    id: ids.paymentIntentId(),
-    merchantId,
-    amount: 10_000n,
-    totalAmount: 10_000n,
-    currency: "NGN",
-    country: "NG",
-    customerEmail: "ada@example.com",
-    receiptEmail: "ada@example.com",
-    status: "pending",
-    clientReference,
-    paymentMethods: ["card"],
-    callbackUrl: null,
-    transaction: null,
-    splits: [],
-    checkoutToken: ids.checkoutToken(),
-    requestFingerprint: "0".repeat(64),
-    createdAt: now,
-    updatedAt: now,
-    expiresAt: new Date(now.getTime() + 86_400_000),
-    deletedAt: null,
-  };
-}
+const intentOf = (merchantId: string, clientReference: string) => liveIntent({ merchantId, clientReference });
 
 /** Runs call and returns how long it took to fail with the "database unavailable" 503. */
 async function timeUnavailable(call: () => Promise<unknown>): Promise<number> {

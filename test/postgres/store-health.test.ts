@@ -3,7 +3,6 @@ import { randomBytes } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { Code, ConnectError } from "@connectrpc/connect";
 import pg from "pg";
-import type { PaymentIntentRecord } from "../../src/domain/payment-intent.js";
 import { createSystemClock } from "../../src/lib/clock.js";
 import { createIdGenerator } from "../../src/lib/ids.js";
 import { createReadiness } from "../../src/server/readiness.js";
@@ -15,6 +14,7 @@ import { openPostgresStores } from "../../src/store/postgres/open-postgres-store
 import { createTestDatabase, openMigratedStores, postgresUnavailable, type TestDatabase } from "../support/postgres.js";
 import { pgBouncerUnavailable, startPgBouncer, type PgBouncer } from "./support/pgbouncer.js";
 import { createTcpProxy, type TcpProxy } from "./support/tcp-proxy.js";
+import { createLiveIntents } from "./support/live-intents.js";
 
 const skip = await postgresUnavailable();
 const noBouncer = skip ?? pgBouncerUnavailable();
@@ -25,33 +25,10 @@ const poolMax = 2;
 const graceMs = 1500;
 const clock = createSystemClock();
 const ids = createIdGenerator(clock);
+const liveIntent = createLiveIntents(clock, ids);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function intentOf(clientReference: string): PaymentIntentRecord {
-  const now = clock.now();
-  return {
-    id: ids.paymentIntentId(),
-    merchantId: "merchantA",
-    amount: 10_000n,
-    totalAmount: 10_000n,
-    currency: "NGN",
-    country: "NG",
-    customerEmail: "ada@example.com",
-    receiptEmail: "ada@example.com",
-    status: "pending",
-    clientReference,
-    paymentMethods: ["card"],
-    callbackUrl: null,
-    transaction: null,
-    splits: [],
-    checkoutToken: ids.checkoutToken(),
-    requestFingerprint: "0".repeat(64),
-    createdAt: now,
-    updatedAt: now,
-    expiresAt: new Date(now.getTime() + 86_400_000),
-    deletedAt: null,
-  };
-}
+const intentOf = (clientReference: string) => liveIntent({ clientReference });
 
 /** Expects the store's 503: Unavailable, with Retry-After for the client. */
 async function expectUnavailable(call: Promise<unknown>): Promise<void> {

@@ -8,37 +8,14 @@ import { createDatabase, type Database } from "../../src/store/postgres/database
 import { refusedValueMessages } from "../../src/store/postgres/database-errors.js";
 import type { PostgresStores } from "../../src/store/postgres/open-postgres-stores.js";
 import { adminQuery, createTestDatabase, openMigratedStores, postgresUnavailable, queryDatabase, type TestDatabase } from "../support/postgres.js";
+import { createLiveIntents } from "./support/live-intents.js";
 
 const skip = await postgresUnavailable();
 const clock = createSystemClock();
 const ids = createIdGenerator(clock);
+const liveIntent = createLiveIntents(clock, ids);
 
-function intentOf(clientReference: string, overrides: Partial<PaymentIntentRecord> = {}): PaymentIntentRecord {
-  const now = clock.now();
-  return {
-    id: ids.paymentIntentId(),
-    merchantId: "merchantA",
-    amount: 10_000n,
-    totalAmount: 10_000n,
-    currency: "NGN",
-    country: "NG",
-    customerEmail: "ada@example.com",
-    receiptEmail: "ada@example.com",
-    status: "pending",
-    clientReference,
-    paymentMethods: ["card"],
-    callbackUrl: null,
-    transaction: null,
-    splits: [],
-    checkoutToken: ids.checkoutToken(),
-    requestFingerprint: "0".repeat(64),
-    createdAt: now,
-    updatedAt: now,
-    expiresAt: new Date(now.getTime() + 86_400_000),
-    deletedAt: null,
-    ...overrides,
-  };
-}
+const intentOf = (clientReference: string, overrides: Partial<PaymentIntentRecord> = {}) => liveIntent({ clientReference, ...overrides });
 
 async function assertInvalid(call: Promise<unknown>, message: string): Promise<void> {
   await assert.rejects(call, (error: unknown) => {

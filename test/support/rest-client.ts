@@ -1,28 +1,14 @@
 import assert from "node:assert/strict";
+import type { ErrorJson, PaymentMethodJson, SettlementAccountJson } from "../../src/testing/rest-json.js";
 import type { TestServer } from "./test-server.js";
 
-/** The §2.2 payment method object. */
-export interface PaymentMethodJson {
-  id: string;
-  type: string;
-  attributes: { name: string }[];
-}
+/** The shapes the ./testing entry publishes are the suites' too (§2.2, §2.4, §7). */
+export type { ErrorJson, PaymentMethodJson, SettlementAccountJson };
 
 /** The §2.3 split object. */
 export interface SettlementSplitJson {
   settlementAccountId: string;
   splitAmount: string;
-}
-
-/** The §2.4 settlement account object. */
-export interface SettlementAccountJson {
-  id: string;
-  accountName: string;
-  accountNumber: string;
-  bankName: string;
-  bankCode: string;
-  createdAt: string;
-  updatedAt: string;
 }
 
 /** The §2.1 create response. */
@@ -56,12 +42,6 @@ export interface PaymentIntentListJson {
   nextPageToken?: string;
 }
 
-/** The §7 error body. */
-export interface ErrorJson {
-  status: number;
-  title: string;
-  message: string;
-}
 
 /** Keys §2.1 allows in a create response. */
 export const paymentIntentKeys = [

@@ -1,24 +1,45 @@
+import { createMemoryDeliveryQueue, type MemoryDeliveryQueue } from "../../webhooks/memory-delivery-queue.js";
+import type { EventOutbox, EventStore } from "../event-store.js";
 import type { PaymentIntentStore } from "../payment-intent-store.js";
 import type { SettlementAccountStore } from "../settlement-account-store.js";
+import type { WebhookEndpointStore } from "../webhook-endpoint-store.js";
 import { createMemoryAccountTable } from "./memory-account-table.js";
+import { createMemoryEndpointTable } from "./memory-endpoint-table.js";
+import { createMemoryEventStore } from "./memory-event-store.js";
+import { createMemoryEventTable } from "./memory-event-table.js";
 import { createMemoryPaymentIntentStore } from "./memory-payment-intent-store.js";
 import { createMemorySettlementAccountStore } from "./memory-settlement-account-store.js";
+import { createMemoryWebhookEndpointStore } from "./memory-webhook-endpoint-store.js";
 
-/** The in-memory data stores, sharing one set of settlement accounts. */
+/** The in-memory data stores, sharing one set of settlement accounts and one set of events, endpoints and deliveries. */
 export interface MemoryStores {
   intents: PaymentIntentStore;
   accounts: SettlementAccountStore;
+  events: EventStore;
+  endpoints: WebhookEndpointStore;
+  /** The deliveries the endpoints show and the delivery engine sends. */
+  deliveryQueue: MemoryDeliveryQueue;
+}
+
+export interface MemoryStoresOptions {
+  /** Records an event for every change of an intent; without it none is recorded. */
+  outbox?: EventOutbox;
 }
 
 /**
- * createMemoryStores builds the in-memory intent and account stores over the
- * same accounts, so a list item shows the account registered through the
- * account store, as one PostgreSQL database does.
+ * createMemoryStores builds the in-memory stores over shared tables, as one
+ * PostgreSQL database is: a list item shows the account registered through
+ * the account store, and an intent's change records its event and the
+ * deliveries to the endpoints registered through the endpoint store.
  */
-export function createMemoryStores(): MemoryStores {
+export function createMemoryStores(options: MemoryStoresOptions = {}): MemoryStores {
   const table = createMemoryAccountTable();
+  const webhooks = { events: createMemoryEventTable(), endpoints: createMemoryEndpointTable(), queue: createMemoryDeliveryQueue() };
   return {
-    intents: createMemoryPaymentIntentStore({ accounts: table }),
+    intents: createMemoryPaymentIntentStore({ accounts: table, outbox: options.outbox, webhooks }),
     accounts: createMemorySettlementAccountStore(table),
+    events: createMemoryEventStore(webhooks.events),
+    endpoints: createMemoryWebhookEndpointStore(webhooks),
+    deliveryQueue: webhooks.queue,
   };
 }

@@ -1,11 +1,17 @@
+import type { EventRecord } from "../../domain/event.js";
 import type { PaymentAttemptRecord } from "../../domain/payment-attempt.js";
 import type { PaymentIntentRecord, PaymentIntentStatus } from "../../domain/payment-intent.js";
 import type { SettlementAccountRecord } from "../../domain/settlement-account.js";
+import { createMemoryDeliveryQueue } from "../../webhooks/memory-delivery-queue.js";
+import type { EventOutbox } from "../event-store.js";
 import type { InsertResult, IntentWithAccount, ListQuery, PaymentIntentStore, StatusChange } from "../payment-intent-store.js";
 import { checkStorableText, isStorableText } from "../storable-text.js";
 import { compareCreation, firstNotBefore, insertInCreationOrder } from "./creation-order.js";
 import { createDeadlineHeap } from "./deadline-heap.js";
 import { copyAccount, createMemoryAccountTable, type MemoryAccountTable } from "./memory-account-table.js";
+import { createMemoryEndpointTable } from "./memory-endpoint-table.js";
+import { createMemoryEventRecorder, type MemoryEventRecorder, type MemoryWebhookTables } from "./memory-event-recorder.js";
+import { createMemoryEventTable } from "./memory-event-table.js";
 
 export interface MemoryPaymentIntentStoreOptions {
   /**
@@ -14,6 +20,13 @@ export interface MemoryPaymentIntentStoreOptions {
    * item's account is null.
    */
   accounts?: MemoryAccountTable;
+  /**
+   * Records an event for every change that makes one (store/event-store.ts),
+   * with its deliveries, into webhooks. Without it no event is recorded.
+   */
+  outbox?: EventOutbox;
+  /** Where events and deliveries go (createMemoryStores shares them with the event and endpoint stores); default: fresh tables. */
+  webhooks?: MemoryWebhookTables;
 }
 
 /** One stored intent. A write replaces its record; the indexes hold the slot, so they never go stale. */
@@ -35,6 +48,12 @@ const keyOf = (slot: Slot) => slot.record;
  */
 export function createMemoryPaymentIntentStore(options: MemoryPaymentIntentStoreOptions = {}): PaymentIntentStore {
   const accounts = options.accounts ?? createMemoryAccountTable();
+  const recorder: MemoryEventRecorder | undefined =
+    options.outbox &&
+    createMemoryEventRecorder(
+      options.outbox,
+      options.webhooks ?? { events: createMemoryEventTable(), endpoints: createMemoryEndpointTable(), queue: createMemoryDeliveryQueue() },
+    );
   const byId = new Map<string, Slot>();
   const byMerchant = new Map<string, Slot[]>();
   const byReference = new Map<string, Slot>();
@@ -80,6 +99,15 @@ export function createMemoryPaymentIntentStore(options: MemoryPaymentIntentStore
 
   const withAccount = (record: PaymentIntentRecord): IntentWithAccount => ({ intent: copy(record), account: accountOf(record) });
 
+  /**
+   * Records the event of a change just written to slot, in the same
+   * synchronous step (memory's transaction), and tells the outbox at once.
+   */
+  function recordChange(slot: Slot, from: PaymentIntentStatus | null, at: Date, declinedAttempt = false): void {
+    const event = recorder?.record({ from, to: slot.record.status, declinedAttempt }, withAccount(slot.record), at);
+    if (event) recorder!.committed([event]);
+  }
+
   return {
     async insert(record): Promise<InsertResult> {
       checkStorableText([
@@ -112,6 +140,7 @@ export function createMemoryPaymentIntentStore(options: MemoryPaymentIntentStore
       if (!ofMerchant) byMerchant.set(record.merchantId, (ofMerchant = []));
       insertInCreationOrder(ofMerchant, slot, keyOf);
       if (record.status === "pending" && record.deletedAt === null) deadlines.push(record.expiresAt.getTime(), slot);
+      recordChange(slot, null, record.createdAt);
       return { inserted: true, record: copy(record) };
     },
 
@@ -153,6 +182,7 @@ export function createMemoryPaymentIntentStore(options: MemoryPaymentIntentStore
         const found = slot?.record;
         if (!slot || !found || found.deletedAt !== null || found.status !== "pending") return undefined;
         slot.record = copy({ ...found, status: "cancelled", updatedAt: at, deletedAt: at });
+        recordChange(slot, found.status, at);
         return copy(slot.record);
       }),
 
@@ -164,7 +194,9 @@ export function createMemoryPaymentIntentStore(options: MemoryPaymentIntentStore
     transition: (merchantId, id, change) =>
       serialized(id, async () => {
         checkStorableText([change.transaction]);
-        return applyChange(merchantId, id, change);
+        const changed = applyChange(merchantId, id, change);
+        if (changed) recordChange(byId.get(id)!, change.from, change.at);
+        return changed;
       }),
 
     attempt(merchantId, id, decide) {
@@ -183,6 +215,8 @@ export function createMemoryPaymentIntentStore(options: MemoryPaymentIntentStore
           checkStorableText([decision.next.transaction]);
           applyChange(merchantId, id, { from: found.status, to: decision.next.status, at: decision.next.at, transaction: decision.next.transaction });
         }
+        const at = decision.next?.at ?? decision.attempt?.createdAt;
+        if (at) recordChange(slot, found.status, at, decision.attempt?.outcome === "declined");
         return { intent: copy(slot.record), attempt: decision.attempt && copyAttempt(decision.attempt) };
       });
     },
@@ -194,6 +228,7 @@ export function createMemoryPaymentIntentStore(options: MemoryPaymentIntentStore
 
     async expireDue(at, limit) {
       const expired: PaymentIntentRecord[] = [];
+      const events: EventRecord[] = [];
       const busy: { at: number; item: Slot }[] = [];
       while (expired.length < limit && (deadlines.peekTime() ?? Infinity) <= at.getTime()) {
         const due = deadlines.pop()!;
@@ -206,8 +241,11 @@ export function createMemoryPaymentIntentStore(options: MemoryPaymentIntentStore
           continue;
         }
         expired.push(applyChange(record.merchantId, record.id, { from: "pending", to: "expired", at })!);
+        const event = recorder?.record({ from: "pending", to: "expired", declinedAttempt: false }, withAccount(due.item.record), at);
+        if (event) events.push(event);
       }
       for (const entry of busy) deadlines.push(entry.at, entry.item);
+      recorder?.committed(events);
       return expired;
     },
   };

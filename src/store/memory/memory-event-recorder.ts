@@ -1,0 +1,54 @@
+import { eventTypeOf, type EventRecord, type IntentChange } from "../../domain/event.js";
+import type { MemoryDeliveryQueue } from "../../webhooks/memory-delivery-queue.js";
+import type { EventOutbox } from "../event-store.js";
+import type { IntentWithAccount } from "../payment-intent-store.js";
+import { takesEventType, type MemoryEndpointTable } from "./memory-endpoint-table.js";
+import { copyEvent, type MemoryEventTable } from "./memory-event-table.js";
+
+/** MemoryWebhookTables is memory mode's event and endpoint state, shared by the stores that read and write it. */
+export interface MemoryWebhookTables {
+  events: MemoryEventTable;
+  endpoints: MemoryEndpointTable;
+  queue: MemoryDeliveryQueue;
+}
+
+/**
+ * MemoryEventRecorder is the memory intent store's side of the EventOutbox
+ * port (store/event-store.ts): called in the same synchronous step as the
+ * change, which is memory's transaction, so a change that does not happen
+ * records nothing and one that does is never without its event.
+ */
+export interface MemoryEventRecorder {
+  /** Records the event the change makes (if eventTypeOf names one) and its deliveries; returns it. */
+  record(change: IntentChange, after: IntentWithAccount, at: Date): EventRecord | undefined;
+  /** After the change: tells the outbox of the events recorded (none: nothing to tell). */
+  committed(events: readonly EventRecord[]): void;
+}
+
+/** createMemoryEventRecorder writes events and deliveries through the outbox's rendering into the shared tables. */
+export function createMemoryEventRecorder(outbox: EventOutbox, tables: MemoryWebhookTables): MemoryEventRecorder {
+  const { events, endpoints, queue } = tables;
+  return {
+    record(change, after, at) {
+      const type = eventTypeOf(change);
+      if (type === null) return undefined;
+      const rendered = outbox.render(type, after, at);
+      const event: EventRecord = {
+        ...rendered,
+        merchantId: after.intent.merchantId,
+        type,
+        paymentIntentId: after.intent.id,
+        createdAt: new Date(rendered.createdAt),
+      };
+      events.add(event);
+      for (const endpoint of endpoints.ofMerchant(event.merchantId)) {
+        if (!takesEventType(endpoint, type) || queue.endpoint(endpoint.id)?.status !== "enabled") continue;
+        queue.enqueue({ id: outbox.deliveryId(), eventId: event.id, eventType: type, endpointId: endpoint.id, body: event.body, createdAt: event.createdAt });
+      }
+      return event;
+    },
+    committed(recorded) {
+      if (recorded.length > 0) outbox.committed(recorded.map(copyEvent));
+    },
+  };
+}

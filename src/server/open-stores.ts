@@ -18,6 +18,7 @@ import type { DatabaseSettingsReport } from "../store/postgres/database-settings
 import type { StoreHealth } from "../store/store-health.js";
 import type { WebhookEndpointStore } from "../store/webhook-endpoint-store.js";
 import type { DeliveryQueue } from "../webhooks/delivery-queue.js";
+import { createSecretBox } from "../webhooks/secret-box.js";
 
 /** A demo key is a credential: shown once on the terminal, never logged. */
 const newDemoKey = () => `sk_test_${randomBytes(24).toString("base64url")}`;
@@ -97,8 +98,9 @@ export async function openStores(
   const db = config.database;
   const stores = await openPostgresStores({
     ...db,
-    // openPostgresStores records events through the outbox once it implements them (see postgresWebhookStores).
-    ...{ outbox: options.outbox },
+    outbox: options.outbox,
+    // Signing secrets are sealed at rest with WEBHOOK_SECRET_KEY (stored as they are without it).
+    secretBox: createSecretBox({ key: config.webhooks.secretKey }),
     migrate: db.migrateOnStart,
     clock,
     ids,

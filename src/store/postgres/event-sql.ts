@@ -1,6 +1,6 @@
 import type { EventRecord, EventType } from "../../domain/event.js";
-import type { SettlementAccountRecord } from "../../domain/settlement-account.js";
 import type { PaymentIntentRecord } from "../../domain/payment-intent.js";
+import type { SettlementAccountRecord } from "../../domain/settlement-account.js";
 import type { EventOutbox } from "../event-store.js";
 import { accountColumns, readAccount } from "./account-rows.js";
 import type { PipelineStep } from "./pipeline.js";

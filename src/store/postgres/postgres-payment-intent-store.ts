@@ -112,13 +112,18 @@ export function createPostgresPaymentIntentStore(db: Database, options: Postgres
       if (outbox) {
         const remembered = contexts.forCreation(record);
         if (remembered) {
-          const change: EventChange = { type: "payment_intent.created", intent: structuredClone(record), context: remembered, at: record.createdAt };
-          const recorded = recordCreation(outbox, change);
+          const recorded = recordCreation(outbox, {
+            type: "payment_intent.created",
+            intent: structuredClone(record),
+            context: remembered,
+            at: record.createdAt,
+          });
           const [result, check] = await db.run(true, [sql.insertIntent(record), recorded.step]);
           const row = result!.rows[0]!;
           if (row[0] !== "t") {
             if (row[1] !== null) return { inserted: false, existing: sql.readIntent(row, 1) };
-            return { inserted: false, existing: conflicting(record, await readOne(sql.findByReference(record.merchantId, record.clientReference))) };
+            const existing = await readOne(sql.findByReference(record.merchantId, record.clientReference));
+            return { inserted: false, existing: conflicting(record, existing) };
           }
           if (check!.rows[0]![0] === "t") {
             outbox.committed(recorded.events);
@@ -150,7 +155,8 @@ export function createPostgresPaymentIntentStore(db: Database, options: Postgres
       // The reference was taken by a create that committed after this
       // statement's snapshot was taken (ON CONFLICT waited for it): a new
       // statement sees it. The one case of a second round trip.
-      return { inserted: false, existing: conflicting(record, await readOne(sql.findByReference(record.merchantId, record.clientReference))) };
+      const existing = await readOne(sql.findByReference(record.merchantId, record.clientReference));
+      return { inserted: false, existing: conflicting(record, existing) };
     },
 
     async findById(merchantId, id) {
@@ -236,12 +242,12 @@ export function createPostgresPaymentIntentStore(db: Database, options: Postgres
         // unless given), to a live intent only.
         const changes: EventChange[] = [];
         if (outbox && context) {
-          const moves = decision.next !== null && intent.deletedAt === null;
-          const after: PaymentIntentRecord = moves
-            ? { ...intent, status: decision.next!.status, updatedAt: decision.next!.at, transaction: decision.next!.transaction ?? intent.transaction }
+          const next = intent.deletedAt === null ? decision.next : null;
+          const after: PaymentIntentRecord = next
+            ? { ...intent, status: next.status, updatedAt: next.at, transaction: next.transaction ?? intent.transaction }
             : intent;
           const type = eventTypeOf({ from: intent.status, to: after.status, declinedAttempt: decision.attempt?.outcome === "declined" });
-          const at = moves ? decision.next!.at : decision.attempt?.createdAt;
+          const at = next ? next.at : decision.attempt?.createdAt;
           const read = readEventContext(context.rows[0]!, 0);
           contexts.learn(intent, read);
           if (type && at) changes.push({ type, intent: structuredClone(after), context: read, at });

@@ -135,6 +135,9 @@ const statsText = `
   select count(*), count(*) filter (where next_attempt_at <= $1), ${epochMs("min(created_at)")}
   from webhook_deliveries where status = 'pending'`;
 
+/** The claim's statements, for the plan test (test/postgres/explain-webhooks.test.ts). */
+export const claimStatements = { endStrandedText, candidatesText, claimText } as const;
+
 export interface PostgresDeliveryQueueOptions {
   /** Opens the endpoints' sealed signing secrets for the deliveries claimed. */
   secretBox: SecretBox;

@@ -108,6 +108,9 @@ const headText = `
   where h.merchant_id = $1 and h.xid < (select xmin from horizon)
   order by h.xid desc, h.seq desc limit 1`;
 
+/** The stream's statements, for the plan test (test/postgres/explain-webhooks.test.ts). */
+export const streamStatements = { readAfterText: readAfterTexts[0], headText, listText } as const;
+
 /** createPostgresEventStore reads the events the outbox recorded (EventStore, store/event-store.ts). */
 export function createPostgresEventStore(db: Database): EventStore {
   return {

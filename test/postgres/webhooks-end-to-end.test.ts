@@ -84,4 +84,43 @@ describe("webhooks end to end (PostgreSQL)", { skip }, () => {
       await receiver.close();
     }
   });
+  it("delivers each event once with two instances on one database, at most the per-endpoint limit in flight", async () => {
+    let inFlight = 0;
+    let most = 0;
+    const receiver = await startReceiver(() => {
+      inFlight += 1;
+      most = Math.max(most, inFlight);
+      // Counted out just before the answer leaves, so the next request is never counted with it.
+      setTimeout(() => (inFlight -= 1), 25);
+      return { status: 204, delayMs: 30 };
+    });
+    const instances: SandboxService[] = [];
+    try {
+      const shared = { ...env(), WEBHOOK_CONCURRENCY_PER_ENDPOINT: "2" };
+      instances.push(await startSandboxService(shared), await startSandboxService(shared));
+      const [a, b] = instances as [SandboxService, SandboxService];
+      const merchant = await a.running.testHelpers!.createMerchant("Shared");
+      const registered = await a.running.webhooks.endpoints.create(
+        { id: ids.webhookEndpointId(), merchantId: merchant.merchantId, url: receiver.url, eventTypes: [], description: null, secret: generateWebhookSecret(), createdAt: new Date() },
+        16,
+      );
+      assert.ok(registered.created);
+      const creates = Array.from({ length: 20 }, (_, i) =>
+        (i % 2 ? a : b).call("POST", "/v2/payment-intents", {
+          key: merchant.apiKey,
+          json: { amount: 50000, customerEmail: "ada@example.com", clientReference: `shared-${i}` },
+        }),
+      );
+      for (const res of await Promise.all(creates)) assert.equal(res.status, 201);
+      await receiver.nth(20, 10_000);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const webhookIds = receiver.received.map((r) => r.headers["webhook-id"]);
+      assert.equal(webhookIds.length, 20, "no event sent twice");
+      assert.equal(new Set(webhookIds).size, 20);
+      assert.ok(most <= 2, `${most} deliveries in flight to one endpoint`);
+    } finally {
+      for (const instance of instances) await instance.close().catch(() => {});
+      await receiver.close();
+    }
+  });
 });

@@ -54,9 +54,6 @@ export interface OpenStoresOptions {
   outbox?: EventOutbox;
 }
 
-/** The stores of events, webhook endpoints and deliveries, of one kind. */
-type WebhookStores = Pick<Stores, "events" | "endpoints" | "deliveryQueue">;
-
 /**
  * openStores makes the one choice of implementations: PostgreSQL when
  * DATABASE_URL is set, else memory. The PostgreSQL modules (pg, MikroORM) are
@@ -139,21 +136,7 @@ export async function openStores(
       await apiKeys.addKey(merchantId, key);
     },
   };
-  return { kind: "postgres", ...stores, ...postgresWebhookStores(stores), verifier: apiKeys, enrollment, demoKey };
-}
-
-/**
- * postgresWebhookStores: openPostgresStores returns the PostgreSQL events,
- * endpoints and deliveryQueue. Until it does, a PostgreSQL service records no
- * events, and these stand in: empty memory stores, so the delivery engine
- * finds nothing to send and the API lists nothing.
- */
-function postgresWebhookStores(stores: Partial<WebhookStores> & Pick<Stores, "close">): WebhookStores {
-  if (stores.events && stores.endpoints && stores.deliveryQueue) {
-    return { events: stores.events, endpoints: stores.endpoints, deliveryQueue: stores.deliveryQueue };
-  }
-  const { events, endpoints, deliveryQueue } = createMemoryStores();
-  return { events, endpoints, deliveryQueue };
+  return { kind: "postgres", ...stores, verifier: apiKeys, enrollment, demoKey };
 }
 
 /**

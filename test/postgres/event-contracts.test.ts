@@ -6,8 +6,10 @@ import { describeEventOutboxContract } from "../store/event-outbox-contract.js";
 import { describeEventStoreContract } from "../store/event-store-contract.js";
 import { describeWebhookEndpointStoreContract } from "../store/webhook-endpoint-store-contract.js";
 import { createTestDatabase, openMigratedStores, postgresUnavailable, queryDatabase, type TestDatabase } from "../support/postgres.js";
+import { pgBouncerUnavailable, startPgBouncer, type PgBouncer } from "./support/pgbouncer.js";
 
 const unavailable = await postgresUnavailable();
+const noPgBouncer = pgBouncerUnavailable();
 
 if (unavailable) {
   describe("postgres stores: event, outbox and webhook endpoint contracts", { skip: unavailable }, () => {});
@@ -15,19 +17,28 @@ if (unavailable) {
   // One migrated database for the file, emptied before every test; each
   // test's stores are opened anew, since the outbox is given at opening.
   let database: TestDatabase;
+  let bouncer: PgBouncer | undefined;
   // Secrets sealed for real, so what the contract reads back went through the box.
   const secretBox = createSecretBox({ key: Buffer.alloc(32, 5) });
 
   before(async () => {
     database = await createTestDatabase();
     await (await openMigratedStores(database.url, { poolMax: 1 })).close();
+    if (!noPgBouncer) {
+      const direct = new URL(database.url);
+      bouncer = await startPgBouncer({ target: { host: direct.hostname, port: Number(direct.port || 5432) }, poolSize: 4, users: ["postgres"] });
+    }
   });
-  after(() => database?.drop());
+  after(async () => {
+    await bouncer?.stop();
+    await database?.drop();
+  });
 
-  const makeStores: MakeEventStores = async (outbox) => {
+  /** Stores directly on the database, or through PgBouncer in transaction pooling (no named prepared statement). */
+  const makeStoresOn = (path: () => string): MakeEventStores => async (outbox) => {
     // Every table hangs off merchants, so this empties them all.
     await queryDatabase(database.url, "truncate merchants cascade");
-    const stores = await openMigratedStores(database.url, { migrate: false, poolMax: 8, outbox, secretBox });
+    const stores = await openMigratedStores(path(), { migrate: false, poolMax: 8, outbox, secretBox });
     for (const merchantId of Object.values(contractMerchants)) await stores.apiKeys.ensureMerchant(merchantId, merchantId);
     return {
       intents: stores.intents,
@@ -39,7 +50,15 @@ if (unavailable) {
     };
   };
 
-  describeEventStoreContract("postgres stores", makeStores);
-  describeEventOutboxContract("postgres stores", makeStores);
-  describeWebhookEndpointStoreContract("postgres stores", makeStores);
+  const direct = makeStoresOn(() => database.url);
+  describeEventStoreContract("postgres stores", direct);
+  describeEventOutboxContract("postgres stores", direct);
+  describeWebhookEndpointStoreContract("postgres stores", direct);
+
+  describe("through PgBouncer", { skip: noPgBouncer }, () => {
+    const pooled = makeStoresOn(() => bouncer!.urlFor(database.url));
+    describeEventStoreContract("postgres stores via PgBouncer", pooled);
+    describeEventOutboxContract("postgres stores via PgBouncer", pooled);
+    describeWebhookEndpointStoreContract("postgres stores via PgBouncer", pooled);
+  });
 }

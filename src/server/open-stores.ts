@@ -18,6 +18,7 @@ import type { DatabaseSettingsReport } from "../store/postgres/database-settings
 import type { StoreHealth } from "../store/store-health.js";
 import type { WebhookEndpointStore } from "../store/webhook-endpoint-store.js";
 import type { DeliveryQueue } from "../webhooks/delivery-queue.js";
+import { createSecretBox } from "../webhooks/secret-box.js";
 
 /** A demo key is a credential: shown once on the terminal, never logged. */
 const newDemoKey = () => `sk_test_${randomBytes(24).toString("base64url")}`;
@@ -52,9 +53,6 @@ export interface OpenStoresOptions {
   /** Where the intent stores record events (service/event-outbox.ts); absent, no event is recorded. */
   outbox?: EventOutbox;
 }
-
-/** The stores of events, webhook endpoints and deliveries, of one kind. */
-type WebhookStores = Pick<Stores, "events" | "endpoints" | "deliveryQueue">;
 
 /**
  * openStores makes the one choice of implementations: PostgreSQL when
@@ -97,8 +95,9 @@ export async function openStores(
   const db = config.database;
   const stores = await openPostgresStores({
     ...db,
-    // openPostgresStores records events through the outbox once it implements them (see postgresWebhookStores).
-    ...{ outbox: options.outbox },
+    outbox: options.outbox,
+    // Signing secrets are sealed at rest with WEBHOOK_SECRET_KEY (stored as they are without it).
+    secretBox: createSecretBox({ key: config.webhooks.secretKey }),
     migrate: db.migrateOnStart,
     clock,
     ids,
@@ -137,21 +136,7 @@ export async function openStores(
       await apiKeys.addKey(merchantId, key);
     },
   };
-  return { kind: "postgres", ...stores, ...postgresWebhookStores(stores), verifier: apiKeys, enrollment, demoKey };
-}
-
-/**
- * postgresWebhookStores: openPostgresStores returns the PostgreSQL events,
- * endpoints and deliveryQueue. Until it does, a PostgreSQL service records no
- * events, and these stand in: empty memory stores, so the delivery engine
- * finds nothing to send and the API lists nothing.
- */
-function postgresWebhookStores(stores: Partial<WebhookStores> & Pick<Stores, "close">): WebhookStores {
-  if (stores.events && stores.endpoints && stores.deliveryQueue) {
-    return { events: stores.events, endpoints: stores.endpoints, deliveryQueue: stores.deliveryQueue };
-  }
-  const { events, endpoints, deliveryQueue } = createMemoryStores();
-  return { events, endpoints, deliveryQueue };
+  return { kind: "postgres", ...stores, verifier: apiKeys, enrollment, demoKey };
 }
 
 /**

@@ -77,9 +77,11 @@ export interface EventStore {
    * Up to limit events recorded after cursor, in commit order, with no gap:
    * once an event has been read, no event can appear before it. On PostgreSQL a transaction that committed late can hold a smaller
    * sequence number than one already read, so readAfter only returns events
-   * of transactions older than every transaction still running
-   * (pg_snapshot_xmin), ordered by (transaction id, sequence): nothing can
-   * later appear before the cursor. Only events of the given types when
+   * of transactions older than every transaction still running in this
+   * database (pg_snapshot_xmin, leaving out transactions of other databases
+   * on the server, which cannot write here), ordered by (transaction id,
+   * sequence): nothing can later appear before the cursor. A long
+   * transaction that has written holds the stream back while it runs. Only events of the given types when
    * types is non-empty (the cursor still moves past the others).
    */
   readAfter(merchantId: string, cursor: StreamCursor, limit: number, types?: readonly EventType[]): Promise<StreamRead>;

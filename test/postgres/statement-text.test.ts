@@ -5,6 +5,8 @@ import type { PaymentIntentRecord } from "../../src/domain/payment-intent.js";
 import { createManualClock } from "../support/manual-clock.js";
 import { createTestDatabase, openMigratedStores, postgresUnavailable, type TestDatabase } from "../support/postgres.js";
 import type { PostgresStores } from "../../src/store/postgres/open-postgres-stores.js";
+import type { EventOutbox } from "../../src/store/event-store.js";
+import { createSecretBox } from "../../src/webhooks/secret-box.js";
 import { createStatementCapture, type StatementCapture } from "./support/statement-capture.js";
 
 const skip = await postgresUnavailable();
@@ -174,6 +176,112 @@ describe("no client value in any SQL text", { skip }, () => {
       tag,
     ];
     for (const value of sent) {
+      const found = texts.find((text) => text.includes(value));
+      assert.equal(found, undefined, `${JSON.stringify(value)} appears in: ${found}`);
+    }
+  });
+  it("sends every value of the events, webhook endpoints and delivery queue as a bind parameter", async () => {
+    const from = capture.statements.length;
+    const hooks = {
+      merchantId: `mHook_${tag}`,
+      endpointId: `we_odd'"\\;--é€😀_${tag}`,
+      url: `https://hooks-${tag}.example.org/in?x='${tag}'`,
+      description: `Orders "${tag}" o'clock`,
+      secret: `whsec_Distinct${tag}Secret`,
+      newSecret: `whsec_Rotated${tag}Secret`,
+      intentId: `pi_hook'"_${tag}`,
+      reference: `ref.hook:${tag}`,
+      token: `tokh_${tag}_${randomBytes(16).toString("base64url")}`,
+      eventId: `evt_odd'"\\_${tag}`,
+      deliveryId: `whd_odd'"_${tag}`,
+      body: `{"distinct":"${tag}-body"}`,
+      owner: `owner-${tag}`,
+    };
+    let deliveries = 0;
+    let events = 0;
+    const outbox: EventOutbox = {
+      // The first event keeps the plain id, for the lookups below.
+      render: (type, change, at) => ({ id: events++ === 0 ? hooks.eventId : `${hooks.eventId}${events}`, createdAt: at, payload: Buffer.from(`payload-${tag}`), body: hooks.body }),
+      deliveryId: () => `${hooks.deliveryId}${++deliveries}`,
+      committed: () => {},
+    };
+    const viaCapture = new URL(db.url);
+    viaCapture.port = String(capture.port);
+    const hooked = await openMigratedStores(viaCapture.toString(), {
+      poolMax: 2,
+      clock,
+      migrate: false,
+      outbox,
+      secretBox: createSecretBox({ key: Buffer.alloc(32, 3) }),
+    });
+    try {
+      const now = clock.now();
+      await hooked.apiKeys.ensureMerchant(hooks.merchantId, `Hooks ${tag}`);
+      const created = await hooked.endpoints.create(
+        { id: hooks.endpointId, merchantId: hooks.merchantId, url: hooks.url, eventTypes: ["payment_intent.created"], description: hooks.description, secret: hooks.secret, createdAt: now },
+        5,
+      );
+      assert.equal(created.created, true);
+      await hooked.endpoints.list(hooks.merchantId);
+      await hooked.endpoints.findById(hooks.merchantId, hooks.endpointId);
+      await hooked.endpoints.rotateSecret(hooks.merchantId, hooks.endpointId, hooks.newSecret, now);
+
+      const record: PaymentIntentRecord = {
+        id: hooks.intentId,
+        merchantId: hooks.merchantId,
+        amount: values.amount,
+        totalAmount: values.amount,
+        currency: "NGN",
+        country: "NG",
+        customerEmail: values.customerEmail,
+        receiptEmail: values.receiptEmail,
+        status: "pending",
+        clientReference: hooks.reference,
+        paymentMethods: ["card"],
+        callbackUrl: null,
+        transaction: null,
+        splits: [],
+        checkoutToken: hooks.token,
+        requestFingerprint: values.fingerprint,
+        createdAt: now,
+        updatedAt: now,
+        expiresAt: new Date(now.getTime() + 60_000),
+        deletedAt: null,
+      };
+      assert.equal((await hooked.intents.insert(record)).inserted, true);
+      assert.equal((await hooked.intents.insert({ ...record, id: `${hooks.intentId}2` })).inserted, false);
+      const event = await hooked.events.findById(hooks.merchantId, hooks.eventId);
+      assert.equal(event?.body, hooks.body);
+      await hooked.events.list({ merchantId: hooks.merchantId, limit: 5, type: "payment_intent.created", paymentIntentId: hooks.intentId, after: { createdAt: now, id: hooks.eventId } });
+      await hooked.events.headCursor(hooks.merchantId);
+      await hooked.events.readAfter(hooks.merchantId, "0:0", 5, ["payment_intent.created"]);
+      assert.match((await hooked.events.cursorAfter(hooks.merchantId, hooks.eventId)) ?? "", /^\d+:\d+$/);
+
+      const [claimed] = await hooked.deliveryQueue.claim({ now, owner: hooks.owner, leaseMs: 60_000, limit: 5, perEndpointLimit: 5 });
+      assert.equal(claimed?.body, hooks.body);
+      await hooked.deliveryQueue.release([claimed!.lease]);
+      const [again] = await hooked.deliveryQueue.claim({ now, owner: hooks.owner, leaseMs: 60_000, limit: 5, perEndpointLimit: 5 });
+      await hooked.deliveryQueue.complete({
+        lease: again!.lease,
+        attempt: { at: now, statusCode: 500, durationMs: 7, error: `distinct error ${tag}` },
+        next: { status: "pending", nextAttemptAt: new Date(now.getTime() + 5000) },
+        endpoint: { kind: "failed", at: now, disableIfFailingSince: new Date(now.getTime() - 1) },
+      });
+      await hooked.deliveryQueue.stats(now);
+      await hooked.endpoints.listDeliveries({ merchantId: hooks.merchantId, endpointId: hooks.endpointId, limit: 5, status: "failed", after: { createdAt: now, id: hooks.deliveryId } });
+      await hooked.endpoints.redeliver({ merchantId: hooks.merchantId, eventId: hooks.eventId, at: now, deliveryId: () => `${hooks.deliveryId}r` });
+      await hooked.endpoints.redeliver({ merchantId: hooks.merchantId, eventId: hooks.eventId, endpointId: hooks.endpointId, at: now, deliveryId: () => `${hooks.deliveryId}s` });
+      await hooked.intents.transition(hooks.merchantId, hooks.intentId, { from: "pending", to: "successful", at: now, transaction: values.transaction });
+      await hooked.intents.cancel(hooks.merchantId, hooks.intentId, now);
+      await hooked.intents.expireDue(now, 5);
+      assert.equal(await hooked.endpoints.delete(hooks.merchantId, hooks.endpointId, now), true);
+    } finally {
+      await hooked.close();
+    }
+
+    const texts = capture.statements.slice(from).map((s) => s.text);
+    assert.ok(texts.length > 20, `captured ${texts.length} statements`);
+    for (const value of [...Object.values(hooks), tag]) {
       const found = texts.find((text) => text.includes(value));
       assert.equal(found, undefined, `${JSON.stringify(value)} appears in: ${found}`);
     }

@@ -2,7 +2,9 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { createSystemClock, type Clock } from "../../src/lib/clock.js";
 import { createIdGenerator } from "../../src/lib/ids.js";
+import type { EventOutbox } from "../../src/store/event-store.js";
 import { openPostgresStores, type PostgresStores } from "../../src/store/postgres/open-postgres-stores.js";
+import type { SecretBox } from "../../src/webhooks/secret-box.js";
 
 /**
  * Where the PostgreSQL suites connect: TEST_DATABASE_URL, or the local server
@@ -88,6 +90,10 @@ export interface MigratedStoresOptions {
   clock?: Clock;
   /** Apply the migrations first (default true); false for a database migrated already, or reached through a pooler. */
   migrate?: boolean;
+  /** Records events with the intents' changes (none by default). */
+  outbox?: EventOutbox;
+  /** Seals webhook secrets (default: none, stored as they are). */
+  secretBox?: SecretBox;
 }
 
 /** openMigratedStores opens the PostgreSQL stores on url with every migration applied. */
@@ -102,6 +108,8 @@ export function openMigratedStores(url: string, options: MigratedStoresOptions =
     migrate: options.migrate ?? true,
     clock,
     ids: createIdGenerator(clock),
+    outbox: options.outbox,
+    secretBox: options.secretBox,
   });
 }
 

@@ -12,6 +12,7 @@ import {
   timestampParam,
 } from "./sql-values.js";
 import { accountColumns } from "./account-rows.js";
+import { eventContextColumns, eventContextJoin } from "./event-sql.js";
 import type { PipelineStep } from "./pipeline.js";
 
 /**
@@ -125,7 +126,7 @@ const earliestCte = `earliest as materialized (
  * it inserted; the rest is the existing intent, if this statement's snapshot
  * can see it (see insertIntent).
  */
-const insertText = `
+const insertTextOf = (withEventContext: boolean) => `
   with inserted as (
     insert into payment_intents (id, merchant_id, amount, total_amount, currency, country, customer_email, receipt_email,
       status, client_reference, payment_methods, callback_url, transaction, checkout_token, request_fingerprint,
@@ -138,13 +139,22 @@ const insertText = `
     select i.id, s.n - 1, i.merchant_id, s.account_id, s.amount
     from inserted i cross join unnest($20::text[], $21::int8[]) with ordinality as s (account_id, amount, n)
   )
-  select exists (select 1 from inserted), ${intentColumns("pi")}
-  from (values (1)) as one (x)
+  select exists (select 1 from inserted), ${intentColumns("pi")}${withEventContext ? `, ${eventContextColumns("ctx")}` : ""}
+  from (values ($2::text)) as ctx (merchant_id)
+  ${withEventContext ? eventContextJoin("ctx", "($20::text[])[1]") : ""}
   left join payment_intents pi on pi.merchant_id = $2 and pi.client_reference = $10`;
+const insertText = insertTextOf(false);
+const insertWithEventContextText = insertTextOf(true);
 
-export function insertIntent(record: PaymentIntentRecord): PipelineStep {
+/**
+ * insertIntent is the create. withEventContext adds, after the intent's
+ * columns, what the outbox needs to record the creation (event-sql.ts): the
+ * new intent itself is not visible to the statement that writes it, but the
+ * caller holds it.
+ */
+export function insertIntent(record: PaymentIntentRecord, withEventContext = false): PipelineStep {
   return {
-    text: insertText,
+    text: withEventContext ? insertWithEventContextText : insertText,
     values: [
       record.id,
       record.merchantId,
@@ -188,6 +198,10 @@ const withAccountText = `
   select ${intentColumns("pi")}, acc.* from payment_intents pi ${itemAccountJoin}
   where pi.merchant_id = $1 and pi.id = $2`;
 export const findWithAccount = (merchantId: string, id: string): PipelineStep => ({ text: withAccountText, values: [merchantId, id] });
+
+/** The select after a `changed` CTE: the changed intents, with the outbox's context when asked. */
+const selectChanged = `select ${intentColumns("changed")} from changed`;
+const selectChangedWithContext = `select ${intentColumns("changed")}, ${eventContextColumns("changed")} from changed ${eventContextJoin("changed")}`;
 
 /** The shape of a list query: which optional conditions it has. */
 type ListShape = `${boolean}|${boolean}|${"none" | "equals" | "pending" | "expired"}`;
@@ -234,38 +248,42 @@ export function listIntents(query: ListQuery): PipelineStep {
   return { text: listText(`${query.clientReference !== undefined}|${query.after !== undefined}|${status}`), values };
 }
 
-const cancelText = `
+const cancelTextOf = (select: string) => `
   with changed as (
     update payment_intents set status = 'cancelled', updated_at = $3, deleted_at = $3
     where merchant_id = $1 and id = $2 and status = 'pending' and deleted_at is null
     returning *
   )
-  select ${intentColumns("changed")} from changed`;
-export const cancelIntent = (merchantId: string, id: string, at: Date): PipelineStep => ({
-  text: cancelText,
+  ${select}`;
+const cancelTexts = [cancelTextOf(selectChanged), cancelTextOf(selectChangedWithContext)] as const;
+/** withEventContext (here and below): the outbox's context after the intent's columns (event-sql.ts). */
+export const cancelIntent = (merchantId: string, id: string, at: Date, withEventContext = false): PipelineStep => ({
+  text: cancelTexts[withEventContext ? 1 : 0],
   values: [merchantId, id, timestampParam(at)],
 });
 
-const transitionText = `
+const transitionTextOf = (select: string) => `
   with changed as (
     update payment_intents set status = $4, updated_at = $5, transaction = coalesce($6, transaction)
     where merchant_id = $1 and id = $2 and status = $3 and deleted_at is null
     returning *
   )
-  select ${intentColumns("changed")} from changed`;
+  ${select}`;
+const transitionTexts = [transitionTextOf(selectChanged), transitionTextOf(selectChangedWithContext)] as const;
 export function transitionIntent(
   merchantId: string,
   id: string,
   change: { from: PaymentIntentStatus; to: PaymentIntentStatus; at: Date; transaction?: string },
+  withEventContext = false,
 ): PipelineStep {
   return {
-    text: transitionText,
+    text: transitionTexts[withEventContext ? 1 : 0],
     values: [merchantId, id, change.from, change.to, timestampParam(change.at), change.transaction ?? null],
   };
 }
 
 /** SKIP LOCKED: an intent being paid right now is left for the next sweep. */
-const expireText = `
+const expireTextOf = (select: string) => `
   with due as (
     select id from payment_intents
     where status = 'pending' and deleted_at is null and expires_at <= $1
@@ -277,12 +295,20 @@ const expireText = `
     from due where pi.id = due.id
     returning pi.*
   )
-  select ${intentColumns("changed")} from changed`;
-export const expireDue = (at: Date, limit: number): PipelineStep => ({ text: expireText, values: [timestampParam(at), String(limit)] });
+  ${select}`;
+const expireTexts = [expireTextOf(selectChanged), expireTextOf(selectChangedWithContext)] as const;
+export const expireDue = (at: Date, limit: number, withEventContext = false): PipelineStep => ({
+  text: expireTexts[withEventContext ? 1 : 0],
+  values: [timestampParam(at), String(limit)],
+});
 
 /** The row lock that serializes attempts on one intent (two tabs, a double submit). */
 const lockText = `select ${intentColumns("pi")} from payment_intents pi where pi.merchant_id = $1 and pi.id = $2 for update of pi`;
 export const lockIntent = (merchantId: string, id: string): PipelineStep => ({ text: lockText, values: [merchantId, id] });
+
+const eventContextText = `select ${eventContextColumns("pi")} from payment_intents pi ${eventContextJoin("pi")} where pi.merchant_id = $1 and pi.id = $2`;
+/** The outbox's context of one intent alone (an attempt reads it under the row lock). */
+export const eventContextOf = (merchantId: string, id: string): PipelineStep => ({ text: eventContextText, values: [merchantId, id] });
 
 const attemptsText = `select ${attemptColumns} from payment_attempts where merchant_id = $1 and payment_intent_id = $2 order by created_at, id`;
 export const listAttempts = (merchantId: string, id: string): PipelineStep => ({ text: attemptsText, values: [merchantId, id] });

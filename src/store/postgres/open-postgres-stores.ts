@@ -1,19 +1,26 @@
 import type { Clock } from "../../lib/clock.js";
 import type { IdGenerator } from "../../lib/ids.js";
+import type { DeliveryQueue } from "../../webhooks/delivery-queue.js";
+import { createSecretBox, type SecretBox } from "../../webhooks/secret-box.js";
 import type { ApiKeyStore } from "../api-key-store.js";
+import type { EventOutbox, EventStore } from "../event-store.js";
 import type { MerchantDirectory } from "../merchant-directory.js";
 import type { PaymentIntentStore } from "../payment-intent-store.js";
 import type { SettlementAccountStore } from "../settlement-account-store.js";
 import type { StoreHealth } from "../store-health.js";
+import type { WebhookEndpointStore } from "../webhook-endpoint-store.js";
 import { createDatabase, type DatabaseOptions } from "./database.js";
 import { checkDatabaseSettings, type DatabaseSettingsReport } from "./database-settings.js";
 import { runMigrations } from "./migrate.js";
 import { migrations } from "./migrations/index.js";
 import { createPostgresApiKeyStore } from "./postgres-api-key-store.js";
+import { createPostgresDeliveryQueue } from "./postgres-delivery-queue.js";
+import { createPostgresEventStore } from "./postgres-event-store.js";
 import { createPostgresMerchantDirectory } from "./postgres-merchant-directory.js";
 import { createPostgresPaymentIntentStore } from "./postgres-payment-intent-store.js";
 import { createPostgresSettlementAccountStore } from "./postgres-settlement-account-store.js";
 import { createPostgresStoreHealth } from "./postgres-store-health.js";
+import { createPostgresWebhookEndpointStore } from "./postgres-webhook-endpoint-store.js";
 
 export interface PostgresStores {
   intents: PaymentIntentStore;
@@ -22,6 +29,11 @@ export interface PostgresStores {
   /** Readiness: whether the database answers, from the pool's own state, and whether migrations are pending. */
   health: StoreHealth;
   merchants: MerchantDirectory;
+  /** The events the intents' outbox recorded. */
+  events: EventStore;
+  endpoints: WebhookEndpointStore;
+  /** The webhook deliveries, for the delivery engine. */
+  deliveryQueue: DeliveryQueue;
   /** Migrations applied by this open (empty unless migrate was set). */
   applied: string[];
   /** What the settings check found when the stores were opened (see database-settings.ts). */
@@ -39,6 +51,10 @@ export interface OpenPostgresOptions extends DatabaseOptions {
   log?: (message: string) => void;
   /** How often the migrations watch (on when migrate is off) looks again while some are pending; default 5 s. */
   migrationCheckMs?: number;
+  /** Records an event with every change of an intent (store/event-store.ts); none: intents record no events. */
+  outbox?: EventOutbox;
+  /** Seals webhook signing secrets at rest (WEBHOOK_SECRET_KEY); default: stored as they are ("plain:"). */
+  secretBox?: SecretBox;
 }
 
 /**
@@ -67,9 +83,13 @@ export async function openPostgresStores(options: OpenPostgresOptions): Promise<
     pendingCheckMs: options.migrationCheckMs,
   });
   await health.start();
+  const secretBox = options.secretBox ?? createSecretBox();
   return {
     settings,
-    intents: createPostgresPaymentIntentStore(db),
+    intents: createPostgresPaymentIntentStore(db, { outbox: options.outbox }),
+    events: createPostgresEventStore(db),
+    endpoints: createPostgresWebhookEndpointStore(db, { secretBox }),
+    deliveryQueue: createPostgresDeliveryQueue(db, { secretBox }),
     accounts: createPostgresSettlementAccountStore(db),
     merchants: createPostgresMerchantDirectory(db),
     apiKeys: createPostgresApiKeyStore(db, { clock: options.clock, newKeyId: options.ids.apiKeyId, cacheTtlMs: 10_000 }),

@@ -1,10 +1,22 @@
-import type { PaymentIntentRecord } from "../../domain/payment-intent.js";
+import { eventTypeOf } from "../../domain/event.js";
+import type { PaymentIntentRecord, PaymentIntentStatus } from "../../domain/payment-intent.js";
+import type { EventOutbox } from "../event-store.js";
 import type { InsertResult, IntentWithAccount, PaymentIntentStore } from "../payment-intent-store.js";
 import { checkStorableText, isStorableText } from "../storable-text.js";
 import { readAccount } from "./account-rows.js";
-import type { Database } from "./database.js";
+import type { Database, Transaction } from "./database.js";
+import { createEventContextCache } from "./event-context-cache.js";
+import { readEventContext, recordCreation, recordEvents, type EventChange } from "./event-sql.js";
 import * as sql from "./intent-sql.js";
 import type { PipelineStep } from "./pipeline.js";
+
+export interface PostgresPaymentIntentStoreOptions {
+  /**
+   * Records an event with every change that makes one (EventOutbox,
+   * store/event-store.ts); none: no events.
+   */
+  outbox?: EventOutbox;
+}
 
 /**
  * createPostgresPaymentIntentStore keeps intents in PostgreSQL. Every call is
@@ -16,15 +28,70 @@ import type { PipelineStep } from "./pipeline.js";
  * stored row: lookups with one answer "not found" without asking the
  * database, and writes with one fail with InvalidArgument, as in the
  * in-memory store.
+ *
+ * With an outbox, a change that records an event runs in an explicit
+ * transaction of two round trips: the first makes the change and reads what
+ * the outbox needs (the intent's list-item account, the merchant's enabled
+ * endpoints) in the same statement; the event is rendered (JavaScript, so it
+ * cannot share that round trip); the second writes the event with its
+ * deliveries in one statement and commits. Two exceptions keep the hot paths
+ * as they were: a checkout attempt reads the context with its row lock, and
+ * a create whose context is remembered (event-context-cache.ts) renders its
+ * event first and is one round trip, the create and a statement that records
+ * the event after checking the context still holds.
  */
-export function createPostgresPaymentIntentStore(db: Database): PaymentIntentStore {
+export function createPostgresPaymentIntentStore(db: Database, options: PostgresPaymentIntentStoreOptions = {}): PaymentIntentStore {
+  const { outbox } = options;
+  const contexts = createEventContextCache();
   const first = <T>(rows: readonly (readonly (string | null)[])[], read: (row: readonly (string | null)[]) => T): T | undefined =>
     rows[0] ? read(rows[0]) : undefined;
   const storable = (...values: string[]) => values.every(isStorableText);
 
+  function conflicting(record: PaymentIntentRecord, existing: PaymentIntentRecord | undefined): PaymentIntentRecord {
+    if (!existing) throw new Error(`clientReference conflict without a stored intent (merchant ${record.merchantId})`);
+    return existing;
+  }
+
   async function readOne(step: PipelineStep): Promise<PaymentIntentRecord | undefined> {
     const [result] = await db.run(false, [step]);
     return first(result!.rows, (row) => sql.readIntent(row));
+  }
+
+  /**
+   * Runs a change statement (with the event context) in a transaction and
+   * records an event per changed intent, from the status fromOf gives; the
+   * events are announced after COMMIT. Nothing changed: nothing is written.
+   */
+  async function changeWithEvents(
+    outbox: EventOutbox,
+    step: PipelineStep,
+    fromOf: (intent: PaymentIntentRecord) => PaymentIntentStatus,
+    at: Date,
+  ): Promise<PaymentIntentRecord[]> {
+    return db.transaction(async (tx) => {
+      const [result] = await tx.run([step]);
+      if (result!.rows.length === 0) return [];
+      const changes: EventChange[] = [];
+      const intents = result!.rows.map((row) => {
+        const intent = sql.readIntent(row);
+        const type = eventTypeOf({ from: fromOf(intent), to: intent.status, declinedAttempt: false });
+        const context = readEventContext(row, sql.intentColumnCount);
+        contexts.learn(intent, context);
+        if (type) changes.push({ type, intent, context, at });
+        return intent;
+      });
+      await commitWithEvents(tx, outbox, changes, []);
+      return intents;
+    });
+  }
+
+  /** Sends steps, the events of changes and COMMIT in one round trip; announces the events after it. */
+  async function commitWithEvents(tx: Transaction, outbox: EventOutbox, changes: EventChange[], steps: PipelineStep[]) {
+    if (changes.length === 0) return tx.commit(steps);
+    const recorded = recordEvents(outbox, changes);
+    const results = await tx.commit([...steps, recorded.step]);
+    outbox.committed(recorded.events);
+    return results;
   }
 
   return {
@@ -42,6 +109,45 @@ export function createPostgresPaymentIntentStore(db: Database): PaymentIntentSto
         ...record.paymentMethods,
         ...record.splits.map((s) => s.settlementAccountId),
       ]);
+      if (outbox) {
+        const remembered = contexts.forCreation(record);
+        if (remembered) {
+          const recorded = recordCreation(outbox, {
+            type: "payment_intent.created",
+            intent: structuredClone(record),
+            context: remembered,
+            at: record.createdAt,
+          });
+          const [result, check] = await db.run(true, [sql.insertIntent(record), recorded.step]);
+          const row = result!.rows[0]!;
+          if (row[0] !== "t") {
+            if (row[1] !== null) return { inserted: false, existing: sql.readIntent(row, 1) };
+            const existing = await readOne(sql.findByReference(record.merchantId, record.clientReference));
+            return { inserted: false, existing: conflicting(record, existing) };
+          }
+          if (check!.rows[0]![0] === "t") {
+            outbox.committed(recorded.events);
+            return { inserted: true, record: structuredClone(record) };
+          }
+          // The context changed, and the create was undone: again, reading it.
+          contexts.forget(record.merchantId);
+        }
+        return db.transaction(async (tx) => {
+          const [result] = await tx.run([sql.insertIntent(record, true)]);
+          const row = result!.rows[0]!;
+          if (row[0] === "t") {
+            const context = readEventContext(row, 1 + sql.intentColumnCount);
+            contexts.learn(record, context);
+            const intent = structuredClone(record);
+            await commitWithEvents(tx, outbox, [{ type: "payment_intent.created", intent, context, at: record.createdAt }], []);
+            return { inserted: true, record: structuredClone(record) };
+          }
+          // A replay wrote nothing: the transaction is rolled back.
+          if (row[1] !== null) return { inserted: false, existing: sql.readIntent(row, 1) };
+          const [again] = await tx.run([sql.findByReference(record.merchantId, record.clientReference)]);
+          return { inserted: false, existing: conflicting(record, first(again!.rows, (r) => sql.readIntent(r))) };
+        });
+      }
       const [result] = await db.run(true, [sql.insertIntent(record)]);
       const row = result!.rows[0]!;
       if (row[0] === "t") return { inserted: true, record: structuredClone(record) };
@@ -50,8 +156,7 @@ export function createPostgresPaymentIntentStore(db: Database): PaymentIntentSto
       // statement's snapshot was taken (ON CONFLICT waited for it): a new
       // statement sees it. The one case of a second round trip.
       const existing = await readOne(sql.findByReference(record.merchantId, record.clientReference));
-      if (!existing) throw new Error(`clientReference conflict without a stored intent (merchant ${record.merchantId})`);
-      return { inserted: false, existing };
+      return { inserted: false, existing: conflicting(record, existing) };
     },
 
     async findById(merchantId, id) {
@@ -72,6 +177,7 @@ export function createPostgresPaymentIntentStore(db: Database): PaymentIntentSto
 
     async cancel(merchantId, id, at) {
       if (!storable(merchantId, id)) return undefined;
+      if (outbox) return (await changeWithEvents(outbox, sql.cancelIntent(merchantId, id, at, true), () => "pending", at))[0];
       const [result] = await db.run(true, [sql.cancelIntent(merchantId, id, at)]);
       return first(result!.rows, (row) => sql.readIntent(row));
     },
@@ -83,6 +189,9 @@ export function createPostgresPaymentIntentStore(db: Database): PaymentIntentSto
     async transition(merchantId, id, change) {
       if (!storable(merchantId, id)) return undefined;
       checkStorableText([change.transaction]);
+      if (outbox) {
+        return (await changeWithEvents(outbox, sql.transitionIntent(merchantId, id, change, true), () => change.from, change.at))[0];
+      }
       const [result] = await db.run(true, [sql.transitionIntent(merchantId, id, change)]);
       return first(result!.rows, (row) => sql.readIntent(row));
     },
@@ -94,7 +203,11 @@ export function createPostgresPaymentIntentStore(db: Database): PaymentIntentSto
         // attempts on the intent wait here, up to the lock timeout), then the
         // earlier attempts, read by a statement of its own so that it sees
         // what the attempt that held the lock before committed.
-        const [locked, earlier] = await tx.run([sql.lockIntent(merchantId, id), sql.listAttempts(merchantId, id)]);
+        const [locked, earlier, context] = await tx.run([
+          sql.lockIntent(merchantId, id),
+          sql.listAttempts(merchantId, id),
+          ...(outbox ? [sql.eventContextOf(merchantId, id)] : []),
+        ]);
         const intent = first(locked!.rows, (row) => sql.readIntent(row));
         if (!intent) return undefined;
         const decision = await decide(intent, earlier!.rows.map(sql.readAttempt));
@@ -123,9 +236,25 @@ export function createPostgresPaymentIntentStore(db: Database): PaymentIntentSto
           );
         }
         steps.push(sql.findById(merchantId, id));
-        // The writes and COMMIT in one round trip, sent only while the deadline holds.
-        const results = await tx.commit(steps);
-        const after = first(results[results.length - 1]!.rows, (row) => sql.readIntent(row))!;
+        // The event, if the change makes one, as the intent will be after the
+        // writes: the row is locked, so the transition applies exactly as
+        // transitionIntent writes it (status, updatedAt, transaction kept
+        // unless given), to a live intent only.
+        const changes: EventChange[] = [];
+        if (outbox && context) {
+          const next = intent.deletedAt === null ? decision.next : null;
+          const after: PaymentIntentRecord = next
+            ? { ...intent, status: next.status, updatedAt: next.at, transaction: next.transaction ?? intent.transaction }
+            : intent;
+          const type = eventTypeOf({ from: intent.status, to: after.status, declinedAttempt: decision.attempt?.outcome === "declined" });
+          const at = next ? next.at : decision.attempt?.createdAt;
+          const read = readEventContext(context.rows[0]!, 0);
+          contexts.learn(intent, read);
+          if (type && at) changes.push({ type, intent: structuredClone(after), context: read, at });
+        }
+        // The writes (and the event) and COMMIT in one round trip, sent only while the deadline holds.
+        const results = outbox ? await commitWithEvents(tx, outbox, changes, steps) : await tx.commit(steps);
+        const after = first(results[steps.length - 1]!.rows, (row) => sql.readIntent(row))!;
         return { intent: after, attempt: decision.attempt && { ...decision.attempt, createdAt: new Date(decision.attempt.createdAt) } };
       });
     },
@@ -137,6 +266,7 @@ export function createPostgresPaymentIntentStore(db: Database): PaymentIntentSto
     },
 
     async expireDue(at, limit) {
+      if (outbox) return changeWithEvents(outbox, sql.expireDue(at, limit, true), () => "pending", at);
       const [result] = await db.run(true, [sql.expireDue(at, limit)]);
       return result!.rows.map((row) => sql.readIntent(row));
     },

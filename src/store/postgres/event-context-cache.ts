@@ -1,0 +1,60 @@
+import type { PaymentIntentRecord } from "../../domain/payment-intent.js";
+import type { SettlementAccountRecord } from "../../domain/settlement-account.js";
+import { createBoundedTtlCache } from "./bounded-ttl-cache.js";
+import type { EventContext } from "./event-sql.js";
+
+/**
+ * EventContextCache remembers what the outbox's context reads found (the
+ * merchants' enabled endpoints, their earliest settlement account, accounts
+ * by id), so that a create can render its event before it is sent and be one
+ * round trip: the statement that records the event checks that the context
+ * still holds (recordCreation in event-sql.ts) and undoes the create when it
+ * does not, and the store then creates again the long way. Settlement
+ * accounts never change once registered, so a remembered one is only ever
+ * not the one a list item would show (the earliest of a merchant that
+ * registered an earlier-dated one since), which that check catches as well.
+ */
+export interface EventContextCache {
+  /** The context a creation of record would read, if everything it needs is remembered. */
+  forCreation(record: PaymentIntentRecord): EventContext | undefined;
+  /** Remembers what a context read found for intent. */
+  learn(intent: PaymentIntentRecord, context: EventContext): void;
+  /** Forgets a merchant's endpoints and earliest account (the check failed). */
+  forget(merchantId: string): void;
+}
+
+export interface EventContextCacheOptions {
+  /** How long an entry is used; the check makes a stale one cost a second create, not a wrong event. */
+  ttlMs?: number;
+  maxEntries?: number;
+  now?: () => number;
+}
+
+export function createEventContextCache(options: EventContextCacheOptions = {}): EventContextCache {
+  const settings = { ttlMs: options.ttlMs ?? 60_000, maxEntries: options.maxEntries ?? 10_000, now: options.now ?? (() => performance.now()) };
+  const endpoints = createBoundedTtlCache<EventContext["endpoints"]>(settings);
+  /** Merchant → its earliest account's id, null when it has none. */
+  const earliest = createBoundedTtlCache<string | null>(settings);
+  const accounts = createBoundedTtlCache<SettlementAccountRecord>(settings);
+
+  return {
+    forCreation(record) {
+      const known = endpoints.get(record.merchantId);
+      if (!known) return undefined;
+      const accountId = record.splits[0]?.settlementAccountId ?? earliest.get(record.merchantId);
+      if (accountId === undefined) return undefined;
+      if (accountId === null) return { account: null, endpoints: known };
+      const account = accounts.get(accountId);
+      return account && { account, endpoints: known };
+    },
+    learn(intent, context) {
+      endpoints.set(intent.merchantId, context.endpoints);
+      if (context.account) accounts.set(context.account.id, context.account);
+      if (intent.splits.length === 0) earliest.set(intent.merchantId, context.account?.id ?? null);
+    },
+    forget(merchantId) {
+      endpoints.delete(merchantId);
+      earliest.delete(merchantId);
+    },
+  };
+}

@@ -1,0 +1,239 @@
+import type { EventRecord, EventType } from "../../domain/event.js";
+import type { PaymentIntentRecord } from "../../domain/payment-intent.js";
+import type { SettlementAccountRecord } from "../../domain/settlement-account.js";
+import type { EventOutbox } from "../event-store.js";
+import { accountColumns, readAccount } from "./account-rows.js";
+import type { PipelineStep } from "./pipeline.js";
+import { epochMs, parseEpochMs, textArrayParam, timestampParam } from "./sql-values.js";
+
+/**
+ * The SQL of recorded events: how the outbox writes them with their
+ * deliveries, and how they are read back. Rows are read by position:
+ * eventColumns and readEvent go together, as eventContext and readEventContext.
+ */
+
+type Row = readonly (string | null)[];
+
+/** An event's columns, alias t; payload as hex (whatever the session's bytea_output), then its stream position. */
+export function eventColumns(t: string): string {
+  return [
+    `${t}.id`,
+    `${t}.merchant_id`,
+    `${t}.type`,
+    `${t}.payment_intent_id`,
+    epochMs(`${t}.created_at`),
+    `encode(${t}.payload, 'hex')`,
+    `${t}.body`,
+    `${t}.xid::text || ':' || ${t}.seq::text`,
+  ].join(", ");
+}
+
+/** How many columns eventColumns yields. */
+export const eventColumnCount = 8;
+
+export function readEvent(row: Row, start = 0): EventRecord {
+  return {
+    id: row[start]!,
+    merchantId: row[start + 1]!,
+    type: row[start + 2] as EventType,
+    paymentIntentId: row[start + 3]!,
+    createdAt: parseEpochMs(row[start + 4]!),
+    payload: new Uint8Array(Buffer.from(row[start + 5]!, "hex")),
+    body: row[start + 6]!,
+  };
+}
+
+/** The stream position (cursor) column of eventColumns. */
+export const readPosition = (row: Row, start = 0): string => row[start + 7]!;
+
+/** A bytea[] parameter: each element in hex input form, quoted like any text element. */
+export function byteaArrayParam(values: readonly Uint8Array[]): string {
+  return textArrayParam(values.map((value) => `\\x${Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("hex")}`));
+}
+
+/**
+ * What the outbox needs besides the changed intent, for intent alias t, read
+ * by the statement that makes the change: the list item's settlement account
+ * (§2.4: the first split's, else the merchant's earliest; accountSql is the
+ * id of the first split's account when t's splits cannot be read, as in the
+ * create that writes them), and the merchant's enabled endpoints with the
+ * types they take, as JSON.
+ */
+export function eventContextJoin(t: string, firstSplitAccount?: string): string {
+  const first = firstSplitAccount ?? `(select s.settlement_account_id from payment_intent_splits s where s.payment_intent_id = ${t}.id and s.position = 0)`;
+  return `
+  left join lateral (
+    select ${accountColumns("a")} from settlement_accounts a
+    where a.merchant_id = ${t}.merchant_id
+      and a.id = coalesce(${first},
+        (select f.id from settlement_accounts f where f.merchant_id = ${t}.merchant_id order by f.created_at, f.id limit 1))
+  ) acc on true`;
+}
+
+/** The columns of eventContextJoin, then the endpoints (alias t again). */
+export function eventContextColumns(t: string): string {
+  return `acc.*, (select json_agg(json_build_array(w.id, w.event_types)) from webhook_endpoints w
+    where w.merchant_id = ${t}.merchant_id and w.status = 'enabled' and w.deleted_at is null)`;
+}
+
+/** How many columns eventContextColumns yields. */
+export const eventContextColumnCount = 9;
+
+/** EventContext: what eventContextColumns read. */
+export interface EventContext {
+  account: SettlementAccountRecord | null;
+  endpoints: { id: string; eventTypes: string[] }[];
+}
+
+export function readEventContext(row: Row, start: number): EventContext {
+  const endpoints = row[start + 8];
+  return {
+    account: readAccount(row, start),
+    endpoints: endpoints ? (JSON.parse(endpoints) as [string, string[]][]).map(([id, eventTypes]) => ({ id, eventTypes })) : [],
+  };
+}
+
+/** One change that records an event: its type, the intent right after it, its context and time. */
+export interface EventChange {
+  type: EventType;
+  intent: PaymentIntentRecord;
+  context: EventContext;
+  at: Date;
+}
+
+/**
+ * One statement writes the events and their deliveries. The endpoints were
+ * read by the statement that made the change; this one takes only those
+ * still enabled and not deleted, so an endpoint disabled in between gets no
+ * delivery (one registered in between is as concurrent as if it had come
+ * after the commit). Its foreign key check sees the events inserted by the
+ * same statement.
+ */
+const recordText = `
+  with recorded as (
+    insert into events (merchant_id, id, type, payment_intent_id, created_at, payload, body)
+    select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::bytea[], $7::text[])
+  )
+  insert into webhook_deliveries (merchant_id, id, event_id, endpoint_id, status, next_attempt_at, created_at, updated_at)
+  select d.merchant_id, d.id, d.event_id, d.endpoint_id, 'pending', d.at, d.at, d.at
+  from unnest($8::text[], $9::text[], $10::text[], $11::text[], $12::timestamptz[]) as d (merchant_id, id, event_id, endpoint_id, at)
+  join webhook_endpoints w on w.merchant_id = d.merchant_id and w.id = d.endpoint_id and w.status = 'enabled' and w.deleted_at is null`;
+
+/** A delivery the outbox makes: one event for one endpoint. */
+interface NewDeliveryRow {
+  merchantId: string;
+  id: string;
+  eventId: string;
+  endpointId: string;
+  at: Date;
+}
+
+/** Renders each change through the outbox, with one delivery per endpoint of its context taking its type. */
+function render(outbox: EventOutbox, changes: readonly EventChange[]): { events: EventRecord[]; deliveries: NewDeliveryRow[] } {
+  const events: EventRecord[] = [];
+  const deliveries: NewDeliveryRow[] = [];
+  for (const change of changes) {
+    const rendered = outbox.render(change.type, { intent: change.intent, account: change.context.account }, change.at);
+    const event: EventRecord = {
+      ...rendered,
+      merchantId: change.intent.merchantId,
+      type: change.type,
+      paymentIntentId: change.intent.id,
+    };
+    events.push(event);
+    for (const endpoint of change.context.endpoints) {
+      if (endpoint.eventTypes.length > 0 && !endpoint.eventTypes.includes(change.type)) continue;
+      deliveries.push({ merchantId: event.merchantId, id: outbox.deliveryId(), eventId: event.id, endpointId: endpoint.id, at: event.createdAt });
+    }
+  }
+  return { events, deliveries };
+}
+
+/** The values of recordText ($1–$12): the events' columns, then the deliveries'. */
+function recordValues(events: readonly EventRecord[], deliveries: readonly NewDeliveryRow[]): (string | null)[] {
+  return [
+    textArrayParam(events.map((e) => e.merchantId)),
+    textArrayParam(events.map((e) => e.id)),
+    textArrayParam(events.map((e) => e.type)),
+    textArrayParam(events.map((e) => e.paymentIntentId)),
+    textArrayParam(events.map((e) => timestampParam(e.createdAt))),
+    byteaArrayParam(events.map((e) => e.payload)),
+    textArrayParam(events.map((e) => e.body)),
+    textArrayParam(deliveries.map((d) => d.merchantId)),
+    textArrayParam(deliveries.map((d) => d.id)),
+    textArrayParam(deliveries.map((d) => d.eventId)),
+    textArrayParam(deliveries.map((d) => d.endpointId)),
+    textArrayParam(deliveries.map((d) => timestampParam(d.at))),
+  ];
+}
+
+/**
+ * recordEvents renders each change through the outbox and returns the step
+ * that writes the events and one pending delivery (due at the event's time)
+ * per endpoint taking its type, with the records to announce after COMMIT.
+ */
+export function recordEvents(outbox: EventOutbox, changes: readonly EventChange[]): { step: PipelineStep; events: EventRecord[] } {
+  const { events, deliveries } = render(outbox, changes);
+  return { events, step: { text: recordText, values: recordValues(events, deliveries) } };
+}
+
+/**
+ * The creation's event, rendered before the create is sent from a context
+ * remembered (event-context-cache.ts), in the create's own round trip: the
+ * statement after the insert checks, in the same transaction, that the
+ * intent was inserted (not a replay) and that the context still holds (the
+ * list item's account, the set of enabled endpoints taking the type); then
+ * it records the event and its deliveries, or, when the context changed,
+ * deletes the intent just inserted (its splits go with it) and records
+ * nothing, so the store creates again with the context read. One row:
+ * recorded?, undone?. Parameters: $1–$12 as recordText, then $13 merchant,
+ * $14 intent id, $15 the account id expected (null: none), $16 the type,
+ * $17 the endpoint ids expected.
+ */
+const recordCreationText = `
+  with expected as materialized (
+    select
+      exists (select 1 from payment_intents where merchant_id = $13 and id = $14) as inserted,
+      coalesce(
+        (select s.settlement_account_id from payment_intent_splits s where s.payment_intent_id = $14 and s.position = 0),
+        (select f.id from settlement_accounts f where f.merchant_id = $13 order by f.created_at, f.id limit 1)
+      ) is not distinct from $15 as account_holds,
+      coalesce((select array_agg(w.id) from webhook_endpoints w
+        where w.merchant_id = $13 and w.status = 'enabled' and w.deleted_at is null
+          and (cardinality(w.event_types) = 0 or $16 = any(w.event_types))), '{}') as endpoint_ids
+  ), verdict as materialized (
+    select inserted, inserted and account_holds and endpoint_ids @> $17::text[] and endpoint_ids <@ $17::text[] as holds
+    from expected
+  ), undone as (
+    delete from payment_intents where merchant_id = $13 and id = $14 and (select inserted and not holds from verdict)
+    returning id
+  ), recorded as (
+    insert into events (merchant_id, id, type, payment_intent_id, created_at, payload, body)
+    select e.* from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::bytea[], $7::text[]) as e
+    where (select holds from verdict)
+  ), delivered as (
+    insert into webhook_deliveries (merchant_id, id, event_id, endpoint_id, status, next_attempt_at, created_at, updated_at)
+    select d.merchant_id, d.id, d.event_id, d.endpoint_id, 'pending', d.at, d.at, d.at
+    from unnest($8::text[], $9::text[], $10::text[], $11::text[], $12::timestamptz[]) as d (merchant_id, id, event_id, endpoint_id, at)
+    where (select holds from verdict)
+  )
+  select (select holds from verdict), exists (select 1 from undone)`;
+
+/** recordCreation is the step after a create's insert that records its event as change's context expects (see recordCreationText). */
+export function recordCreation(outbox: EventOutbox, change: EventChange): { step: PipelineStep; events: EventRecord[] } {
+  const { events, deliveries } = render(outbox, [change]);
+  return {
+    events,
+    step: {
+      text: recordCreationText,
+      values: [
+        ...recordValues(events, deliveries),
+        change.intent.merchantId,
+        change.intent.id,
+        change.context.account?.id ?? null,
+        change.type,
+        textArrayParam(deliveries.map((d) => d.endpointId)),
+      ],
+    },
+  };
+}

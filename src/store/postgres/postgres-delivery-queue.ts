@@ -1,0 +1,264 @@
+import type {
+  ClaimedDelivery,
+  CompletionResult,
+  DeliveryCompletion,
+  DeliveryQueue,
+  DisabledReason,
+} from "../../webhooks/delivery-queue.js";
+import type { SecretBox } from "../../webhooks/secret-box.js";
+import type { Database } from "./database.js";
+import { epochMs, parseEpochMs, parseNullableEpochMs, textArrayParam, timestampParam } from "./sql-values.js";
+import { attemptJson, openSecrets } from "./webhook-rows.js";
+
+/**
+ * A due, idle delivery of an endpoint disabled or deleted (enqueued as the
+ * endpoint was being disabled) ends as failed, without an attempt. Rows
+ * someone else holds are left for a later claim, so a claim never waits.
+ */
+const endStrandedText = `
+  with stranded as (
+    select d.merchant_id, d.id from webhook_deliveries d
+    join webhook_endpoints w on w.merchant_id = d.merchant_id and w.id = d.endpoint_id
+    where d.status = 'pending' and d.next_attempt_at <= $1 and (d.lease_expires_at is null or d.lease_expires_at <= now())
+      and (w.status <> 'enabled' or w.deleted_at is not null)
+    for update of d skip locked
+  )
+  update webhook_deliveries d set status = 'failed', next_attempt_at = null, updated_at = $1,
+    lease_owner = null, lease_token = null, lease_expires_at = null
+  from stranded s where d.merchant_id = s.merchant_id and d.id = s.id`;
+
+/**
+ * The endpoints this claim counts slots for: enabled ones with due, idle
+ * deliveries and (as this snapshot sees it) a free slot, earliest due first,
+ * locked so that no other claim counts the same endpoint's slots at once.
+ *
+ * The locks are waited for, not skipped: with SKIP LOCKED a claim that meets
+ * every due endpoint locked by another claim would take nothing, and its
+ * free slots would idle until the next poll although the other claim leaves
+ * deliveries for it (the contract's concurrent claims take them all). The
+ * wait lasts one claim's two round trips, and every claim locks in
+ * (merchant_id, id) order, so claims never deadlock one another.
+ * FOR NO KEY UPDATE rather than FOR UPDATE: it excludes other claims,
+ * completions and deletions just as well, but not the KEY SHARE lock that
+ * inserting a delivery (its foreign key) takes, so recording an event never
+ * waits for the delivery engine.
+ */
+const candidatesText = `
+  select w.merchant_id, w.id from webhook_endpoints w
+  where w.status = 'enabled' and w.deleted_at is null
+    and (w.merchant_id, w.id) in (
+      select due.merchant_id, due.endpoint_id from (
+        select d.merchant_id, d.endpoint_id, min(d.next_attempt_at) as first_due
+        from webhook_deliveries d
+        where d.status = 'pending' and d.next_attempt_at <= $1 and (d.lease_expires_at is null or d.lease_expires_at <= now())
+        group by d.merchant_id, d.endpoint_id
+      ) due
+      where (select count(*) from webhook_deliveries l
+             where l.merchant_id = due.merchant_id and l.endpoint_id = due.endpoint_id
+               and l.status = 'pending' and l.lease_expires_at > now()) < $2::int8
+      order by due.first_due, due.endpoint_id
+      limit $3)
+  order by w.merchant_id, w.id
+  for no key update of w`;
+
+/**
+ * The claim, in a statement that starts after the endpoints were locked, so
+ * its snapshot holds every lease taken on them before: per endpoint, its
+ * unexpired leases are counted and at most perEndpointLimit minus that many
+ * of its due deliveries taken, oldest due first; then the oldest due of all
+ * those, up to limit, are leased on the database's clock.
+ */
+const claimText = `
+  with picked as (
+    select d.merchant_id, d.id
+    from unnest($1::text[], $2::text[]) as c (merchant_id, endpoint_id)
+    cross join lateral (
+      select count(*) as n from webhook_deliveries l
+      where l.merchant_id = c.merchant_id and l.endpoint_id = c.endpoint_id and l.status = 'pending' and l.lease_expires_at > now()
+    ) leased
+    cross join lateral (
+      select d.merchant_id, d.id, d.next_attempt_at, d.created_at from webhook_deliveries d
+      where d.merchant_id = c.merchant_id and d.endpoint_id = c.endpoint_id and d.status = 'pending'
+        and d.next_attempt_at <= $3 and (d.lease_expires_at is null or d.lease_expires_at <= now())
+      order by d.next_attempt_at, d.created_at, d.id
+      limit greatest($4::int8 - leased.n, 0)
+    ) d
+    order by d.next_attempt_at, d.created_at, d.id
+    limit $5
+  ), locked as (
+    select d.merchant_id, d.id from webhook_deliveries d
+    join picked p on p.merchant_id = d.merchant_id and p.id = d.id
+    for update of d skip locked
+  ), claimed as (
+    update webhook_deliveries d
+    set lease_owner = $6, lease_token = gen_random_uuid()::text, lease_expires_at = now() + $7::int8 * interval '1 millisecond'
+    from locked where d.merchant_id = locked.merchant_id and d.id = locked.id
+    returning d.*
+  )
+  select c.id, c.event_id, ev.type, ev.body, jsonb_array_length(c.attempts), ${epochMs("c.created_at")},
+    w.id, w.url, w.secrets, c.lease_token
+  from claimed c
+  join events ev on ev.merchant_id = c.merchant_id and ev.id = c.event_id
+  join webhook_endpoints w on w.merchant_id = c.merchant_id and w.id = c.endpoint_id
+  order by c.next_attempt_at, c.created_at, c.id`;
+
+/** Completion, first round trip: the endpoint, then the delivery if the lease is still ours (locked in that order everywhere). */
+const lockEndpointText = `
+  select w.status, w.deleted_at is not null, ${epochMs("w.failing_since")} from webhook_endpoints w
+  where (w.merchant_id, w.id) = (select d.merchant_id, d.endpoint_id from webhook_deliveries d where d.id = $1)
+  for no key update`;
+const lockDeliveryText = `
+  select d.merchant_id, d.endpoint_id from webhook_deliveries d
+  where d.id = $1 and d.status = 'pending' and d.lease_token = $2
+  for update`;
+const updateEndpointText = `
+  update webhook_endpoints set failing_since = $3, status = $4, disabled_reason = $5,
+    updated_at = case when status = $4 then updated_at else $6 end
+  where merchant_id = $1 and id = $2`;
+/** The failing state alone, for an endpoint already disabled. */
+const keepStatusText = `update webhook_endpoints set failing_since = $3 where merchant_id = $1 and id = $2`;
+const updateDeliveryText = `
+  update webhook_deliveries set attempts = attempts || $3::jsonb, status = $4, next_attempt_at = $5, updated_at = $6,
+    lease_owner = null, lease_token = null, lease_expires_at = null
+  where merchant_id = $1 and id = $2`;
+const failOthersText = `
+  update webhook_deliveries set status = 'failed', next_attempt_at = null, updated_at = $3
+  where merchant_id = $1 and endpoint_id = $2 and status = 'pending' and id <> $4
+    and (lease_expires_at is null or lease_expires_at <= now())`;
+
+const releaseText = `
+  update webhook_deliveries d set lease_owner = null, lease_token = null, lease_expires_at = null
+  from unnest($1::text[], $2::text[]) as l (id, token)
+  where d.id = l.id and d.lease_token = l.token and d.status = 'pending'`;
+
+const statsText = `
+  select count(*), count(*) filter (where next_attempt_at <= $1), ${epochMs("min(created_at)")}
+  from webhook_deliveries where status = 'pending'`;
+
+/** The claim's statements, for the plan test (test/postgres/explain-webhooks.test.ts). */
+export const claimStatements = { endStrandedText, candidatesText, claimText } as const;
+
+export interface PostgresDeliveryQueueOptions {
+  /** Opens the endpoints' sealed signing secrets for the deliveries claimed. */
+  secretBox: SecretBox;
+}
+
+/**
+ * createPostgresDeliveryQueue is the DeliveryQueue on PostgreSQL, as the
+ * port's JSDoc (webhooks/delivery-queue.ts) describes it, but for one
+ * point: claims lock the candidate endpoints before counting their leases
+ * waiting for them rather than skipping them (see candidatesText), leases run
+ * on the database's now(), completions are fenced by the lease token and
+ * lock the endpoint before the delivery, as claims and deletions do.
+ */
+export function createPostgresDeliveryQueue(db: Database, options: PostgresDeliveryQueueOptions): DeliveryQueue {
+  const box = options.secretBox;
+
+  return {
+    async claim(request): Promise<ClaimedDelivery[]> {
+      const now = timestampParam(request.now);
+      const rows = await db.transaction(async (tx) => {
+        const [, candidates] = await tx.run([
+          { text: endStrandedText, values: [now] },
+          { text: candidatesText, values: [now, String(request.perEndpointLimit), String(request.limit)] },
+        ]);
+        if (candidates!.rows.length === 0) {
+          await tx.commit([]);
+          return [];
+        }
+        const [claimed] = await tx.commit([
+          {
+            text: claimText,
+            values: [
+              textArrayParam(candidates!.rows.map((row) => row[0]!)),
+              textArrayParam(candidates!.rows.map((row) => row[1]!)),
+              now,
+              String(request.perEndpointLimit),
+              String(request.limit),
+              request.owner,
+              String(request.leaseMs),
+            ],
+          },
+        ]);
+        return claimed!.rows;
+      });
+      return rows.map((row) => ({
+        deliveryId: row[0]!,
+        eventId: row[1]!,
+        eventType: row[2]!,
+        body: row[3]!,
+        attemptsMade: Number(row[4]),
+        createdAt: parseEpochMs(row[5]!),
+        endpoint: { id: row[6]!, url: row[7]!, secrets: openSecrets(box, row[6]!, row[8]!) },
+        lease: { deliveryId: row[0]!, token: row[9]! },
+      }));
+    },
+
+    async complete({ lease, attempt, next, endpoint: effect }: DeliveryCompletion): Promise<CompletionResult> {
+      return db.transaction(async (tx) => {
+        const [endpointRows, deliveryRows] = await tx.run([
+          { text: lockEndpointText, values: [lease.deliveryId] },
+          { text: lockDeliveryText, values: [lease.deliveryId, lease.token] },
+        ]);
+        const delivery = deliveryRows!.rows[0];
+        const endpoint = endpointRows!.rows[0];
+        if (!delivery || !endpoint) return { recorded: false };
+        const [merchantId, endpointId] = [delivery[0]!, delivery[1]!];
+
+        // The endpoint effect, on the endpoint as it is now (locked).
+        const wasEnabled = endpoint[0] === "enabled";
+        const deleted = endpoint[1] === "t";
+        let failingSince = parseNullableEpochMs(endpoint[2] ?? null);
+        let disabled: DisabledReason | null = null;
+        if (effect.kind === "succeeded") failingSince = null;
+        else if (effect.kind === "gone") disabled = "gone";
+        else {
+          failingSince ??= new Date(effect.at);
+          if (failingSince.getTime() <= effect.disableIfFailingSince.getTime()) disabled = "failing";
+        }
+        if (!wasEnabled) disabled = null;
+        const enabled = wasEnabled && disabled === null && !deleted;
+        const status = next.status === "pending" ? (enabled ? "pending" : "failed") : next.status;
+        const at = timestampParam(attempt.at);
+
+        const failing = failingSince === null ? null : timestampParam(failingSince);
+        const steps = [
+          // An endpoint disabled before keeps its status and reason: only its failing state changes.
+          wasEnabled
+            ? {
+                text: updateEndpointText,
+                values: [merchantId, endpointId, failing, disabled === null ? "enabled" : "disabled", disabled, at],
+              }
+            : { text: keepStatusText, values: [merchantId, endpointId, failing] },
+          {
+            text: updateDeliveryText,
+            values: [
+              merchantId,
+              lease.deliveryId,
+              attemptJson(attempt),
+              status,
+              status === "pending" && next.status === "pending" ? timestampParam(next.nextAttemptAt) : null,
+              at,
+            ],
+          },
+          ...(disabled !== null ? [{ text: failOthersText, values: [merchantId, endpointId, at, lease.deliveryId] }] : []),
+        ];
+        const results = await tx.commit(steps);
+        return { recorded: true, status, endpointDisabled: disabled, otherDeliveriesFailed: disabled !== null ? results[2]!.rowCount : 0 };
+      });
+    },
+
+    async release(leases) {
+      if (leases.length === 0) return;
+      await db.run(true, [
+        { text: releaseText, values: [textArrayParam(leases.map((l) => l.deliveryId)), textArrayParam(leases.map((l) => l.token))] },
+      ]);
+    },
+
+    async stats(now) {
+      const [result] = await db.run(false, [{ text: statsText, values: [timestampParam(now)] }]);
+      const row = result!.rows[0]!;
+      return { pending: Number(row[0]), due: Number(row[1]), oldestPendingCreatedAt: parseNullableEpochMs(row[2] ?? null) };
+    },
+  };
+}

@@ -29,7 +29,7 @@ async function take(stream: AsyncIterator<Event>, count: number, timeoutMs = 500
   return out;
 }
 
-// Events recorded by the memory stores' outbox as intents change through the
+// Events recorded by the server's own stores' outbox as intents change through the
 // API, streamed over every protocol.
 for (const protocol of rpcProtocols) {
   describe(`StreamEvents of the API's own changes over ${protocol.name}`, () => {
@@ -38,7 +38,7 @@ for (const protocol of rpcProtocols) {
     let intents: Client<typeof PaymentIntentService>;
     const as = (signal?: AbortSignal): CallOptions => ({ headers: { authorization: server.bearer() }, signal });
     before(async () => {
-      server = await startTestServer({ webhookStores: "memory" });
+      server = await startTestServer({ webhookStores: "recorded" });
       const transport = protocol.transport(server.url, []);
       events = createClient(EventService, transport);
       intents = createClient(PaymentIntentService, transport);

@@ -14,9 +14,12 @@ import { createEventNotifier } from "../../src/service/event-notifier.js";
 import { createEventOutbox } from "../../src/service/event-outbox.js";
 import { createPaymentIntentPresenter } from "../../src/service/payment-intent-presenter.js";
 import { createPaymentMethodCatalogue } from "../../src/service/payment-method-catalogue.js";
-import { createMemoryStores, type MemoryStores } from "../../src/store/memory/create-memory-stores.js";
+import type { EventStore } from "../../src/store/event-store.js";
+import { createMemoryStores } from "../../src/store/memory/create-memory-stores.js";
 import type { PaymentIntentStore } from "../../src/store/payment-intent-store.js";
 import type { SettlementAccountStore } from "../../src/store/settlement-account-store.js";
+import type { WebhookEndpointStore } from "../../src/store/webhook-endpoint-store.js";
+import type { DeliveryQueue } from "../../src/webhooks/delivery-queue.js";
 import type { HostResolver } from "../../src/webhooks/host-resolver.js";
 import { createFakeWebhookStores, type FakeWebhookStores } from "./fake-webhook-stores.js";
 import { createTestDatabase, openMigratedStores } from "./postgres.js";
@@ -32,8 +35,15 @@ export interface TestServer extends ListeningServer {
   readonly accounts: SettlementAccountStore;
   /** The in-test event and endpoint stores behind EventService and WebhookEndpointService (webhookStores "fake" only). */
   readonly webhooks: FakeWebhookStores;
-  /** The memory stores' events, endpoints and deliveries (webhookStores "memory" only). */
-  readonly memoryWebhooks: Pick<MemoryStores, "events" | "endpoints" | "deliveryQueue"> | undefined;
+  /** The stores' own events, endpoints and deliveries (webhookStores "recorded" only). */
+  readonly recordedWebhooks: RecordedWebhooks | undefined;
+}
+
+/** RecordedWebhooks: what the outbox writes, read through the ports, in the server's store kind. */
+export interface RecordedWebhooks {
+  events: EventStore;
+  endpoints: WebhookEndpointStore;
+  deliveryQueue: DeliveryQueue;
 }
 
 export interface TestServerOptions {
@@ -56,11 +66,12 @@ export interface TestServerOptions {
   maxSettlementAccounts?: number;
   /**
    * What records events and keeps endpoints: "fake" (default), small in-test
-   * stores whose events a suite records at will; "memory", the memory stores
-   * with the event outbox, so intents created through the API record their
-   * events and deliveries as in the service.
+   * stores whose events a suite records at will; "recorded", the server's
+   * own stores (memory, or PostgreSQL under TEST_STORE=postgres) with the
+   * event outbox, so intents changed through the API record their events and
+   * deliveries as in the service.
    */
-  webhookStores?: "fake" | "memory";
+  webhookStores?: "fake" | "recorded";
   /** Event and endpoint API settings beside the stores (caps, the resolver, private URLs). */
   webhooks?: Partial<Omit<NonNullable<AppOptions["webhooks"]>, "events" | "endpoints" | "notifier">>;
   /** Listener limits (timeouts, HTTP/2 stream cap). */
@@ -87,7 +98,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   let presenter = createPaymentIntentPresenter({ publicUrl: "http://127.0.0.1", catalogue: createPaymentMethodCatalogue(options.processors ?? ["paystack"]) });
   const notifier = createEventNotifier();
   const outbox =
-    options.webhookStores === "memory"
+    options.webhookStores === "recorded"
       ? createEventOutbox({
           presenter: { toMessage: (...args) => presenter.toMessage(...args), toListItem: (...args) => presenter.toListItem(...args) },
           ids,
@@ -100,13 +111,14 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   let intents = options.intents ?? memory.intents;
   let accounts = options.accounts ?? memory.accounts;
   let verifier: ApiKeyVerifier = createMemoryApiKeyVerifier(entries);
+  let recorded: RecordedWebhooks = { events: memory.events, endpoints: memory.endpoints, deliveryQueue: memory.deliveryQueue };
   let closeStores = async () => {};
-  // The memory webhook stores record events only for the memory intents they share tables with.
-  if ((options.store ?? testStoreKind) === "postgres" && !options.intents && !options.accounts && !outbox) {
+  if ((options.store ?? testStoreKind) === "postgres" && !options.intents && !options.accounts) {
     const database = await createTestDatabase();
-    const stores = await openMigratedStores(database.url, { clock });
+    const stores = await openMigratedStores(database.url, { clock, outbox });
     for (const { merchantId, key } of entries) await stores.apiKeys.addKey(merchantId, key);
     ({ intents, accounts } = stores);
+    recorded = { events: stores.events, endpoints: stores.endpoints, deliveryQueue: stores.deliveryQueue };
     verifier = stores.apiKeys;
     closeStores = async () => {
       await stores.close();
@@ -114,7 +126,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     };
   }
   const fake = createFakeWebhookStores();
-  const webhookPorts = outbox ? { events: memory.events, endpoints: memory.endpoints, notifier } : fake;
+  const webhookPorts = outbox ? { ...recorded, notifier } : fake;
   // Listen first, so the app can be built with the real port in publicUrl.
   let handler: NodeHandler = () => {};
   const server = await listen((req, res) => handler(req, res), { host: "127.0.0.1", port: 0, limits: options.limits });
@@ -155,10 +167,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     intents,
     accounts,
     get webhooks(): FakeWebhookStores {
-      if (outbox) throw new Error("this test server runs on the memory stores (webhookStores: \"memory\"): record events through the API");
+      if (outbox) throw new Error('this test server records events in its own stores (webhookStores: "recorded"): change intents through the API');
       return fake;
     },
-    memoryWebhooks: outbox ? { events: memory.events, endpoints: memory.endpoints, deliveryQueue: memory.deliveryQueue } : undefined,
+    recordedWebhooks: outbox ? recorded : undefined,
   };
 }
 

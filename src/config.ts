@@ -63,6 +63,8 @@ export interface WebhookConfig {
   concurrencyPerEndpoint: number;
   /** WEBHOOK_POLL_INTERVAL_MS: how often each instance looks for due deliveries. */
   pollIntervalMs: number;
+  /** EVENT_RETENTION_DAYS: how long events (and their ended deliveries) are kept. */
+  eventRetentionDays: number;
 }
 
 /** CheckoutConfig: the customer's payment page and the payment lifecycle. */
@@ -170,6 +172,7 @@ export const settingNames = [
   "WEBHOOK_CONCURRENCY",
   "WEBHOOK_CONCURRENCY_PER_ENDPOINT",
   "WEBHOOK_POLL_INTERVAL_MS",
+  "EVENT_RETENTION_DAYS",
   "TEST_HELPERS",
   "TEST_CLOCK",
 ] as const;
@@ -304,6 +307,7 @@ export function readWebhookConfig(env: Env): WebhookConfig {
     concurrency: readInteger(env, "WEBHOOK_CONCURRENCY", 32, 1, 1000),
     concurrencyPerEndpoint: readInteger(env, "WEBHOOK_CONCURRENCY_PER_ENDPOINT", 4, 1, 100),
     pollIntervalMs: readInteger(env, "WEBHOOK_POLL_INTERVAL_MS", 1000, 50, 60_000),
+    eventRetentionDays: readInteger(env, "EVENT_RETENTION_DAYS", 30, 30, 3650),
   };
 }
 

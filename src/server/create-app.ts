@@ -55,6 +55,7 @@ import type { WebhookEndpointStore } from "../store/webhook-endpoint-store.js";
 import { createCheckoutRoutes } from "../transport/checkout/checkout-routes.js";
 import { createCsrf } from "../transport/checkout/csrf.js";
 import { systemResolver, type HostResolver } from "../webhooks/host-resolver.js";
+import { defaultListenLimits } from "./listen-limits.js";
 
 export interface AppOptions {
   intents: PaymentIntentStore;
@@ -99,7 +100,7 @@ export interface AppOptions {
   keyLimit?: { limiter: RateLimiter; limit: RateLimit };
   /** Failed authentications per client address; absent, not throttled. */
   failedAuth?: FailedAuthThrottle;
-  /** Longest a streaming response waits for a client to read; default 30 s. */
+  /** Longest a streaming response waits for a client to read (WRITE_TIMEOUT_MS); default the listener's default. */
   streamWriteTimeoutMs?: number;
   /** EventService and WebhookEndpointService; absent, their routes and RPCs do not exist. */
   webhooks?: WebhookApiOptions;
@@ -233,7 +234,7 @@ export function createApp(options: AppOptions): NodeHandler {
       maxBodyBytes: options.maxBodyBytes,
       adapters: new Map([paymentMethodAdapter]),
     }),
-    rpc: createRpcServer({ pipeline, maxMessageBytes: options.maxBodyBytes, streamWriteTimeoutMs: options.streamWriteTimeoutMs ?? 30_000 }),
+    rpc: createRpcServer({ pipeline, maxMessageBytes: options.maxBodyBytes, streamWriteTimeoutMs: options.streamWriteTimeoutMs ?? defaultListenLimits.writeTimeoutMs }),
     pipeline,
     basePath: options.basePath,
     observer: options.observer ?? createRequestObserver({ logger: options.logger, onRequestEnd: options.onRequestEnd }),

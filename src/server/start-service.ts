@@ -18,6 +18,7 @@ import { logTestHelpers } from "../sandbox/log-test-helpers.js";
 import { createEventNotifier, type EventNotifier } from "../service/event-notifier.js";
 import { createEventOutbox } from "../service/event-outbox.js";
 import type { PaymentEvents } from "../service/payment-events.js";
+import { createEventRetention } from "../service/event-retention.js";
 import { createPaymentExpiry } from "../service/payment-expiry.js";
 import { createPaymentIntentPresenter, type PaymentIntentPresenter } from "../service/payment-intent-presenter.js";
 import { createPaymentMethodCatalogue } from "../service/payment-method-catalogue.js";
@@ -27,10 +28,10 @@ import { createDeliveryEngine } from "../webhooks/delivery-engine.js";
 import { createRetryPolicy } from "../webhooks/retry-policy.js";
 import { createWebhookSender } from "../webhooks/webhook-sender.js";
 import { createApp } from "./create-app.js";
-import { startExpirySweep } from "./expiry-sweep.js";
 import { listen, type ListeningServer } from "./listen.js";
 import { instrumentStores, openStores } from "./open-stores.js";
 import { createOperations } from "./operations.js";
+import { startPeriodicSweep } from "./periodic-sweep.js";
 import { createReadiness, type Readiness } from "./readiness.js";
 
 export interface StartServiceOptions {
@@ -138,11 +139,22 @@ export async function startService(config: Config, options: StartServiceOptions)
 
   // One observer for the API, the checkout and the sweep.
   const paymentEvents: PaymentEvents = metrics.paymentEvents;
-  const sweep = startExpirySweep({
-    expiry: createPaymentExpiry({ intents: stores.intents, clock, events: paymentEvents }),
+  const expiry = createPaymentExpiry({ intents: stores.intents, clock, events: paymentEvents });
+  const sweep = startPeriodicSweep({
+    run: () => expiry.sweep(),
     // Often enough that an intent is expired within a minute of its deadline.
     intervalMs: Math.min(60_000, config.checkout.ttlMs),
     logger,
+    done: (expired) => [{ expired }, "expired lapsed payment intents"],
+    failed: "expiry sweep failed",
+  });
+  const retention = createEventRetention({ events: stores.events, clock, retentionDays: config.webhooks.eventRetentionDays });
+  const retentionSweep = startPeriodicSweep({
+    run: () => retention.sweep(),
+    intervalMs: 3_600_000,
+    logger,
+    done: (deleted) => [{ deleted }, "deleted events past their retention"],
+    failed: "event retention sweep failed",
   });
   const webhookConfig = config.webhooks;
   const engine = createDeliveryEngine({
@@ -162,6 +174,7 @@ export async function startService(config: Config, options: StartServiceOptions)
   // After the test clock jumps, intents that lapsed expire now and retries that fell due go out now, not at the next tick.
   const stopWaking = testClock?.onAdvance(() => {
     sweep.wake();
+    retentionSweep.wake();
     engine.wake();
   });
   const closing = new AbortController();
@@ -176,6 +189,7 @@ export async function startService(config: Config, options: StartServiceOptions)
       closing.abort();
       stopWaking?.();
       sweep.stop();
+      retentionSweep.stop();
       await engine.stop();
     })();
     return stopped;
@@ -226,6 +240,7 @@ export async function startService(config: Config, options: StartServiceOptions)
     processors: config.processors,
     pageTokenSecret: config.pageTokenSecret ?? randomBytes(32).toString("base64url"),
     maxBodyBytes: config.maxBodyBytes,
+    streamWriteTimeoutMs: config.limits.writeTimeoutMs,
     httpRoutes: [...operations.httpRoutes, createMetricsRoute({ registry: metrics.registry, token: config.metricsToken })],
     onRequestEnd: metrics.recordRequest,
     procedures: operations.procedures,

@@ -89,4 +89,13 @@ export interface EventStore {
   cursorAfter(merchantId: string, eventId: string): Promise<StreamCursor | undefined>;
   /** The position after every event readable now: a stream "from now on" starts here. */
   headCursor(merchantId: string): Promise<StreamCursor>;
+  /**
+   * Retention (EVENT_RETENTION_DAYS): deletes up to limit events of any
+   * merchant recorded before `before`, oldest first, with their ended
+   * deliveries. An event with a pending delivery (a redelivery still being
+   * retried) is kept until that delivery ends. Returns how many were deleted.
+   * Cursors stay valid: a stream resuming after a deleted event goes on
+   * with the next one still stored.
+   */
+  deleteRecordedBefore(before: Date, limit: number): Promise<number>;
 }

@@ -74,6 +74,12 @@ export interface MemoryDeliveryQueue extends DeliveryQueue {
    * unexpired lease ends as failed now. Returns how many ended.
    */
   retireEndpoint(endpointId: string, at: Date): number;
+  /**
+   * Retention: of the given events, those with no pending delivery lose
+   * their deliveries; returns those events' ids (the ones the caller may
+   * delete). Events with a pending delivery are left whole.
+   */
+  forgetEnded(eventIds: ReadonlySet<string>): Set<string>;
 }
 
 export interface MemoryDeliveryQueueOptions {
@@ -151,6 +157,24 @@ export function createMemoryDeliveryQueue(options: MemoryDeliveryQueueOptions = 
       if (!endpoint) return false;
       endpoint.secrets = copy(secrets);
       return true;
+    },
+    forgetEnded(eventIds) {
+      const held = new Set<string>();
+      const doomed: DeliveryRecord[] = [];
+      for (const delivery of deliveries.values()) {
+        if (!eventIds.has(delivery.eventId)) continue;
+        if (delivery.status === "pending") held.add(delivery.eventId);
+        else doomed.push(delivery);
+      }
+      const forgotten = new Set([...eventIds].filter((id) => !held.has(id)));
+      const touched = new Set<string>();
+      for (const delivery of doomed) {
+        if (!forgotten.has(delivery.eventId)) continue;
+        deliveries.delete(delivery.id);
+        touched.add(delivery.endpointId);
+      }
+      for (const endpointId of touched) byEndpoint.set(endpointId, byEndpoint.get(endpointId)!.filter((id) => deliveries.has(id)));
+      return forgotten;
     },
     retireEndpoint(endpointId, at) {
       const endpoint = endpoints.get(endpointId);

@@ -81,5 +81,8 @@ describe("PostgreSQL webhook and event query plans", { skip }, () => {
     assert.ok(indexes(byIntent).has("events_merchant_intent_idx"), [...indexes(byIntent)].join(", "));
     const page = await plan(streamStatements.listText("false|false|true"), ["m_1", 50, "2026-01-01T10:00:00Z", "evt_1"]);
     assert.ok(indexes(page).has("events_merchant_created_idx"), [...indexes(page)].join(", "));
+    const retention = await plan(streamStatements.deleteRecordedBeforeText, ["2026-01-01T00:30:00Z", 1000]);
+    assert.deepEqual(seqScans(retention, "events"), []);
+    assert.ok(indexes(retention).has("events_retention_idx"), [...indexes(retention)].join(", "));
   });
 });

@@ -7,7 +7,7 @@ import type { PaymentIntentRecord } from "../../src/domain/payment-intent.js";
 import type { EventStore } from "../../src/store/event-store.js";
 import type { PaymentIntentStore } from "../../src/store/payment-intent-store.js";
 import { at, contractMerchants, intentId, intentRecord, newestFirst, uuidLike } from "./contract-records.js";
-import { createContractOutbox, readAll, successOf, type EventStoresHarness, type MakeEventStores } from "./event-contract-support.js";
+import { createContractOutbox, newEndpoint, readAll, successOf, type EventStoresHarness, type MakeEventStores } from "./event-contract-support.js";
 
 const { a: merchantA, b: merchantB } = contractMerchants;
 
@@ -202,6 +202,55 @@ export function describeEventStoreContract(name: string, makeStores: MakeEventSt
         [merchantB],
       );
       assert.deepEqual(await events.list({ merchantId: merchantB, limit: 10, paymentIntentId: intentId(1) }), []);
+    });
+
+    it("deletes events recorded before a time, oldest first, with their ended deliveries, keeping one with a pending delivery", async () => {
+      const first = await insert(1);
+      await insert(2);
+      const cursor = (await events.cursorAfter(merchantA, (await all())[1]!.id))!;
+      assert.ok((await h.endpoints.create(newEndpoint(), 10)).created);
+      const held = await insert(3);
+      const done = await insert(4);
+      await insert(5, { merchantId: merchantB, clientReference: "order-b5" });
+      await insert(20);
+      // The delivery of 4's event succeeds; 3's stays pending.
+      const claimed = await h.queue.claim({ now: at(4), owner: "contract", leaseMs: 60_000, limit: 10, perEndpointLimit: 10 });
+      assert.deepEqual(claimed.map((c) => c.eventType), ["payment_intent.created", "payment_intent.created"]);
+      const ofDone = claimed.find((c) => JSON.parse(c.body).data.id === done.id)!;
+      await h.queue.complete({ lease: ofDone.lease, attempt: { at: at(6), statusCode: 204, durationMs: 2, error: null }, next: { status: "succeeded" }, endpoint: { kind: "succeeded" } });
+      await h.queue.release(claimed.filter((c) => c !== ofDone).map((c) => c.lease));
+
+      // At most limit, oldest first.
+      assert.equal(await events.deleteRecordedBefore(at(10), 1), 1);
+      assert.deepEqual(
+        (await all()).map((e) => e.paymentIntentId),
+        [20, 4, 3, 2].map(intentId),
+      );
+      assert.equal(await events.deleteRecordedBefore(at(10), 100), 3);
+      assert.deepEqual(
+        (await all()).map((e) => e.paymentIntentId),
+        [20, 3].map(intentId),
+      );
+      assert.deepEqual(await all(merchantB), []);
+      assert.equal(await events.list({ merchantId: merchantA, limit: 10, paymentIntentId: first.id }).then((l) => l.length), 0);
+      // The succeeded delivery went with its event; the pending one and its event stay.
+      const [endpoint] = await h.endpoints.list(merchantA);
+      const deliveries = await h.endpoints.listDeliveries({ merchantId: merchantA, endpointId: endpoint!.id, limit: 10 });
+      assert.deepEqual(
+        deliveries!.map((d) => d.status),
+        ["pending", "pending"],
+      );
+      const [heldEvent] = await events.list({ merchantId: merchantA, limit: 1, paymentIntentId: held.id });
+      assert.deepEqual(
+        deliveries!.filter((d) => d.eventId === heldEvent!.id).map((d) => d.status),
+        ["pending"],
+      );
+      // A stream resuming behind deleted events goes on with the next stored one.
+      assert.deepEqual(
+        (await readAll(events, merchantA, cursor)).map((e) => e.paymentIntentId),
+        [3, 20].map(intentId),
+      );
+      assert.equal(await events.deleteRecordedBefore(at(10), 100), 0);
     });
 
     it("hands out copies, so a caller cannot change what is stored", async () => {

@@ -61,7 +61,12 @@ export function createFakeWebhookStores(): FakeWebhookStores {
       return found && String(found.seq);
     },
     async headCursor() {
-      return String(log.length);
+      return String(counter);
+    },
+    async deleteRecordedBefore(before, limit) {
+      const doomed = log.filter((e) => e.createdAt.getTime() < before.getTime()).slice(0, limit);
+      for (const event of doomed) log.splice(log.indexOf(event), 1);
+      return doomed.length;
     },
   };
 
@@ -158,7 +163,7 @@ export function createFakeWebhookStores(): FakeWebhookStores {
           updatedAt: timestamp(at),
         }),
       });
-      const record = { id, merchantId, type, paymentIntentId, createdAt: at, payload: toBinary(EventSchema, message), body: encode(message), seq: log.length + 1 };
+      const record = { id, merchantId, type, paymentIntentId, createdAt: at, payload: toBinary(EventSchema, message), body: encode(message), seq: counter };
       log.push(record);
       const { seq: _, ...event } = record;
       notifier.notify([event]);

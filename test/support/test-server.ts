@@ -59,7 +59,7 @@ export interface TestServerOptions {
    */
   store?: "memory" | "postgres";
   /** Extra createApp parts: plain HTTP routes, RPC services without a key, observers (metrics). */
-  app?: Pick<AppOptions, "httpRoutes" | "procedures" | "events" | "onRequestEnd" | "cors" | "keyLimit" | "failedAuth">;
+  app?: Pick<AppOptions, "httpRoutes" | "procedures" | "events" | "onRequestEnd" | "cors" | "keyLimit" | "failedAuth" | "streamWriteTimeoutMs">;
   /** Wraps the API key verifier the server uses (e.g. in a rate limit). */
   wrapVerifier?(verifier: ApiKeyVerifier): ApiKeyVerifier;
   /** Most settlement accounts one merchant may register. */

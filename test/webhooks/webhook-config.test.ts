@@ -13,6 +13,7 @@ describe("readWebhookConfig", () => {
       concurrency: 32,
       concurrencyPerEndpoint: 4,
       pollIntervalMs: 1000,
+      eventRetentionDays: 30,
     };
     assert.deepEqual(readWebhookConfig({}), defaults);
     assert.deepEqual(readConfig({}).webhooks, defaults);
@@ -29,6 +30,7 @@ describe("readWebhookConfig", () => {
         WEBHOOK_CONCURRENCY: "8",
         WEBHOOK_CONCURRENCY_PER_ENDPOINT: "1",
         WEBHOOK_POLL_INTERVAL_MS: "250",
+        EVENT_RETENTION_DAYS: "90",
       }),
       {
         timeoutMs: 2500,
@@ -38,6 +40,7 @@ describe("readWebhookConfig", () => {
         concurrency: 8,
         concurrencyPerEndpoint: 1,
         pollIntervalMs: 250,
+        eventRetentionDays: 90,
       },
     );
     assert.deepEqual(readWebhookConfig({ WEBHOOK_SECRET_KEY: key.toString("hex") }).secretKey, key);
@@ -54,6 +57,8 @@ describe("readWebhookConfig", () => {
       [{ WEBHOOK_CONCURRENCY: "0" }, "WEBHOOK_CONCURRENCY"],
       [{ WEBHOOK_CONCURRENCY_PER_ENDPOINT: "101" }, "WEBHOOK_CONCURRENCY_PER_ENDPOINT"],
       [{ WEBHOOK_POLL_INTERVAL_MS: "10" }, "WEBHOOK_POLL_INTERVAL_MS"],
+      [{ EVENT_RETENTION_DAYS: "29" }, "EVENT_RETENTION_DAYS"],
+      [{ EVENT_RETENTION_DAYS: "3651" }, "EVENT_RETENTION_DAYS"],
     ];
     for (const [env, variable] of cases) {
       assert.throws(

@@ -38,7 +38,7 @@ export function createMemoryStores(options: MemoryStoresOptions = {}): MemorySto
   return {
     intents: createMemoryPaymentIntentStore({ accounts: table, outbox: options.outbox, webhooks }),
     accounts: createMemorySettlementAccountStore(table),
-    events: createMemoryEventStore(webhooks.events),
+    events: createMemoryEventStore(webhooks.events, webhooks.queue),
     endpoints: createMemoryWebhookEndpointStore(webhooks),
     deliveryQueue: webhooks.queue,
   };

@@ -1,7 +1,8 @@
 import type { EventRecord } from "../../domain/event.js";
 import type { EventStore, StreamCursor } from "../event-store.js";
 import { firstNotBefore } from "./creation-order.js";
-import { copyEvent, type MemoryEventTable } from "./memory-event-table.js";
+import type { MemoryDeliveryQueue } from "../../webhooks/memory-delivery-queue.js";
+import { copyEvent, type MemoryEventTable, type SequencedEvent } from "./memory-event-table.js";
 
 /**
  * A memory stream cursor is the merchant's event sequence number in decimal:
@@ -15,8 +16,20 @@ function sequenceOf(cursor: StreamCursor): number {
 
 const eventKey = (event: EventRecord) => event;
 
+/** firstAfter is the index of the first entry whose sequence is above `sequence` (entries ascend, with gaps). */
+function firstAfter(entries: readonly SequencedEvent[], sequence: number): number {
+  let low = 0;
+  let high = entries.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (entries[mid]!.sequence <= sequence) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
 /** createMemoryEventStore reads the memory events table (the EventStore port, store/event-store.ts). */
-export function createMemoryEventStore(table: MemoryEventTable): EventStore {
+export function createMemoryEventStore(table: MemoryEventTable, queue: Pick<MemoryDeliveryQueue, "forgetEnded">): EventStore {
   return {
     async list(query) {
       const source = query.paymentIntentId === undefined ? table.inCreationOrder(query.merchantId) : table.ofIntent(query.merchantId, query.paymentIntentId);
@@ -36,15 +49,15 @@ export function createMemoryEventStore(table: MemoryEventTable): EventStore {
 
     async readAfter(merchantId, cursor, limit, types = []) {
       const events = table.inCommitOrder(merchantId);
-      let position = sequenceOf(cursor);
+      const after = sequenceOf(cursor);
+      let position = after;
       const read: EventRecord[] = [];
-      // Sequence n sits at index n - 1, so the first event after the cursor is at index position.
-      while (position < events.length && read.length < limit) {
-        const { event } = events[position]!;
-        position += 1;
+      for (let i = firstAfter(events, after); i < events.length && read.length < limit; i++) {
+        const { sequence, event } = events[i]!;
+        position = sequence;
         if (types.length === 0 || types.includes(event.type)) read.push(copyEvent(event));
       }
-      return { events: read, cursor: position === sequenceOf(cursor) ? cursor : String(position) };
+      return { events: read, cursor: position === after ? cursor : String(position) };
     },
 
     async cursorAfter(merchantId, eventId) {
@@ -53,7 +66,14 @@ export function createMemoryEventStore(table: MemoryEventTable): EventStore {
     },
 
     async headCursor(merchantId) {
-      return String(table.inCommitOrder(merchantId).length);
+      return String(table.lastSequence(merchantId));
+    },
+
+    async deleteRecordedBefore(before, limit) {
+      const old = table.recordedBefore(before, limit);
+      const deletable = queue.forgetEnded(new Set(old.map((event) => event.id)));
+      table.remove(deletable);
+      return deletable.size;
     },
   };
 }

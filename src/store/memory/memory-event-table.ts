@@ -18,8 +18,18 @@ export interface MemoryEventTable {
   add(event: EventRecord): void;
   /** The merchant's event by id (stored, not copied: callers copy what they hand out). */
   find(merchantId: string, id: string): SequencedEvent | undefined;
-  /** The merchant's events in commit order (sequence = index + 1). */
+  /** The merchant's stored events in commit order: ascending sequence, with gaps where retention deleted events. */
   inCommitOrder(merchantId: string): readonly SequencedEvent[];
+  /** The sequence of the merchant's last recorded event, deleted or not (0 before the first). */
+  lastSequence(merchantId: string): number;
+  /**
+   * Up to limit events of any merchant recorded before `before`, oldest
+   * first. Events are appended as they are recorded, so the walk stops at the
+   * first one that is not old enough.
+   */
+  recordedBefore(before: Date, limit: number): EventRecord[];
+  /** Deletes events by id (retention). */
+  remove(ids: ReadonlySet<string>): void;
   /** The merchant's events, oldest first by (createdAt, id): what a newest-first page walks backwards. */
   inCreationOrder(merchantId: string): readonly EventRecord[];
   /** One intent's events of the merchant, oldest first by (createdAt, id). */
@@ -34,6 +44,9 @@ export function createMemoryEventTable(): MemoryEventTable {
   const created = new Map<string, EventRecord[]>();
   const byIntent = new Map<string, EventRecord[]>();
   const byId = new Map<string, SequencedEvent>();
+  const last = new Map<string, number>();
+  /** Every merchant's events in the order they were recorded: what retention walks. */
+  let recorded: EventRecord[] = [];
   const intentKey = (merchantId: string, paymentIntentId: string) => `${merchantId}\u0000${paymentIntentId}`;
 
   function listOf<T>(map: Map<string, T[]>, key: string): T[] {
@@ -45,9 +58,11 @@ export function createMemoryEventTable(): MemoryEventTable {
   return {
     add(event) {
       if (byId.has(event.id)) throw new Error(`event ${event.id} already exists`);
-      const ofMerchant = listOf(committed, event.merchantId);
-      const entry: SequencedEvent = { sequence: ofMerchant.length + 1, event };
-      ofMerchant.push(entry);
+      const sequence = (last.get(event.merchantId) ?? 0) + 1;
+      last.set(event.merchantId, sequence);
+      const entry: SequencedEvent = { sequence, event };
+      listOf(committed, event.merchantId).push(entry);
+      recorded.push(event);
       byId.set(event.id, entry);
       insertInCreationOrder(listOf(created, event.merchantId), event, eventKey);
       insertInCreationOrder(listOf(byIntent, intentKey(event.merchantId, event.paymentIntentId)), event, eventKey);
@@ -57,6 +72,32 @@ export function createMemoryEventTable(): MemoryEventTable {
       return entry && entry.event.merchantId === merchantId ? entry : undefined;
     },
     inCommitOrder: (merchantId) => committed.get(merchantId) ?? [],
+    lastSequence: (merchantId) => last.get(merchantId) ?? 0,
+    recordedBefore(before, limit) {
+      const old: EventRecord[] = [];
+      for (const event of recorded) {
+        if (old.length >= limit || event.createdAt.getTime() >= before.getTime()) break;
+        old.push(event);
+      }
+      return old;
+    },
+    remove(ids) {
+      if (ids.size === 0) return;
+      const merchants = new Set<string>();
+      for (const id of ids) {
+        const entry = byId.get(id);
+        if (!entry) continue;
+        byId.delete(id);
+        merchants.add(entry.event.merchantId);
+        const key = intentKey(entry.event.merchantId, entry.event.paymentIntentId);
+        byIntent.set(key, byIntent.get(key)!.filter((e) => !ids.has(e.id)));
+      }
+      for (const merchantId of merchants) {
+        committed.set(merchantId, committed.get(merchantId)!.filter((e) => !ids.has(e.event.id)));
+        created.set(merchantId, created.get(merchantId)!.filter((e) => !ids.has(e.id)));
+      }
+      recorded = recorded.filter((e) => !ids.has(e.id));
+    },
     inCreationOrder: (merchantId) => created.get(merchantId) ?? [],
     ofIntent: (merchantId, paymentIntentId) => byIntent.get(intentKey(merchantId, paymentIntentId)) ?? [],
   };

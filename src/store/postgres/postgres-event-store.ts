@@ -60,23 +60,33 @@ const byIdText = `select ${eventColumns("e")} from events e where e.merchant_id 
  * larger id, so nothing can later appear before a position read here.
  *
  * It is pg_snapshot_xmin of the snapshot, except that transactions running
- * in other databases of the server are passed over (pg_stat_get_activity
- * tells; a transaction it no longer shows, a prepared one or a backend
- * without a database still counts): they cannot write this database's
- * events, and another database's long transaction must not hold the stream
- * back. A transaction of this database holds it back while it runs (at most
- * the deadline of a store call).
+ * in other databases of the server, and autovacuum's (an ANALYZE writes
+ * statistics, so it takes a transaction id), are passed over
+ * (pg_stat_get_activity tells; a transaction it no longer shows, a prepared
+ * one or a backend without a database still counts): they cannot write this
+ * database's events, and must not hold the stream back. A transaction of
+ * this database holds it back while it runs (at most the deadline of a store
+ * call).
+ *
+ * `stale` says a transaction that held the horizon back had ended by the
+ * time the statement looked (activity is read after the snapshot is taken,
+ * so one of another database that ends in between looks like ours, and one
+ * of ours may have just committed): the store reads again with a fresh
+ * snapshot, which sees what it committed, instead of answering late.
  */
 const horizonCte = `
   snap as materialized (select pg_current_snapshot() as s),
   elsewhere as materialized (
     select a.backend_xid from pg_stat_get_activity(null) a
-    where a.backend_xid is not null and a.datid <> (select oid from pg_database where datname = current_database())
+    where a.backend_xid is not null
+      and (a.datid <> (select oid from pg_database where datname = current_database()) or a.backend_type = 'autovacuum worker')
+  ),
+  held as materialized (
+    select x from snap, pg_snapshot_xip(snap.s) as x where not exists (select 1 from elsewhere e where e.backend_xid = xid(x))
   ),
   horizon as materialized (
-    select coalesce(
-      (select min(x) from snap, pg_snapshot_xip(snap.s) as x where not exists (select 1 from elsewhere e where e.backend_xid = xid(x))),
-      (select pg_snapshot_xmax(s) from snap)) as xmin
+    select coalesce((select min(x) from held), (select pg_snapshot_xmax(s) from snap)) as xmin,
+      exists (select 1 from held where pg_xact_status(held.x) <> 'in progress') as stale
   )`;
 
 /**
@@ -90,7 +100,8 @@ const readAfterTextOf = (byType: boolean) => `
   select ${eventColumns("e")},
     (select h.xid::text || ':' || h.seq::text from events h
       where h.merchant_id = $1 and h.xid < (select xmin from horizon)
-      order by h.xid desc, h.seq desc limit 1)
+      order by h.xid desc, h.seq desc limit 1),
+    (select stale from horizon)
   from (values (1)) as one (x)
   left join lateral (
     select * from events e
@@ -104,15 +115,51 @@ const readAfterTexts = [readAfterTextOf(false), readAfterTextOf(true)] as const;
 const cursorAfterText = `select e.xid::text || ':' || e.seq::text from events e where e.merchant_id = $1 and e.id = $2`;
 const headText = `
   with ${horizonCte}
-  select h.xid::text || ':' || h.seq::text from events h
-  where h.merchant_id = $1 and h.xid < (select xmin from horizon)
-  order by h.xid desc, h.seq desc limit 1`;
+  select (select h.xid::text || ':' || h.seq::text from events h
+      where h.merchant_id = $1 and h.xid < (select xmin from horizon)
+      order by h.xid desc, h.seq desc limit 1),
+    (select stale from horizon)`;
+
+/** How many times a read held back by a transaction that had already ended is made again (horizonCte). */
+const staleRereads = 3;
+
+/**
+ * Retention: the oldest events before $1 (events_retention_idx), at most $2,
+ * leaving any with a pending delivery, deleted with their deliveries in one
+ * statement. `skip locked`: two instances sweeping at once take different
+ * events. Rows are deleted by ctid (a TID scan): joined to the CTE instead,
+ * the planner misjudges its size and reads both tables whole.
+ */
+const deleteRecordedBeforeText = `
+  with doomed as (
+    select e.ctid, e.merchant_id, e.id from events e
+    where (e.created_at at time zone 'UTC') < ($1::timestamptz at time zone 'UTC')
+      and not exists (
+        select 1 from webhook_deliveries d
+        where d.merchant_id = e.merchant_id and d.event_id = e.id and d.status = 'pending')
+    order by (e.created_at at time zone 'UTC')
+    limit $2
+    for update skip locked
+  ), deliveries as (
+    delete from webhook_deliveries d where d.ctid = any (array(
+      select o.ctid from doomed, lateral (
+        select w.ctid from webhook_deliveries w where w.merchant_id = doomed.merchant_id and w.event_id = doomed.id) o))
+  )
+  delete from events e where e.ctid = any (array(select ctid from doomed))`;
 
 /** The stream's statements, for the plan test (test/postgres/explain-webhooks.test.ts). */
-export const streamStatements = { readAfterText: readAfterTexts[0], headText, listText } as const;
+export const streamStatements = { readAfterText: readAfterTexts[0], headText, listText, deleteRecordedBeforeText } as const;
 
 /** createPostgresEventStore reads the events the outbox recorded (EventStore, store/event-store.ts). */
 export function createPostgresEventStore(db: Database): EventStore {
+  /** Runs a stream statement, again while its horizon was stale (column staleColumn of its first row is "t": text-format boolean). */
+  async function runFresh(statement: { text: string; values: string[] }, staleColumn: number) {
+    for (let attempt = 0; ; attempt++) {
+      const [result] = await db.run(false, [statement]);
+      if (result!.rows[0]?.[staleColumn] !== "t" || attempt === staleRereads) return result!;
+    }
+  }
+
   return {
     async list(query: EventListQuery) {
       if (!isStorableText(query.merchantId) || !isStorableText(query.paymentIntentId ?? "") || !isStorableText(query.after?.id ?? "")) {
@@ -138,7 +185,7 @@ export function createPostgresEventStore(db: Database): EventStore {
       if (!isStorableText(merchantId)) return { events: [], cursor };
       const byType = types !== undefined && types.length > 0;
       const values = [merchantId, xid, seq, String(limit), ...(byType ? [textArrayParam(types)] : [])];
-      const [result] = await db.run(false, [{ text: readAfterTexts[byType ? 1 : 0], values }]);
+      const result = await runFresh({ text: readAfterTexts[byType ? 1 : 0], values }, eventColumnCount + 1);
       const rows = result!.rows.filter((row) => row[0] !== null);
       const events = rows.map((row) => readEvent(row));
       const head = result!.rows[0]?.[eventColumnCount] ?? null;
@@ -156,8 +203,13 @@ export function createPostgresEventStore(db: Database): EventStore {
 
     async headCursor(merchantId) {
       if (!isStorableText(merchantId)) return origin;
-      const [result] = await db.run(false, [{ text: headText, values: [merchantId] }]);
-      return result!.rows[0]?.[0] ?? origin;
+      const result = await runFresh({ text: headText, values: [merchantId] }, 1);
+      return result.rows[0]?.[0] ?? origin;
+    },
+
+    async deleteRecordedBefore(before, limit) {
+      const [result] = await db.run(false, [{ text: deleteRecordedBeforeText, values: [timestampParam(before), String(limit)] }]);
+      return result!.rowCount ?? 0;
     },
   };
 }

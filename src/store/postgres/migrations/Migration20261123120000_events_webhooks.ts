@@ -31,6 +31,9 @@ export class Migration20261123120000_events_webhooks extends Migration {
     // ListEvents: keyset pages newest first, all types or one intent's.
     this.addSql(`create index events_merchant_created_idx on events (merchant_id, created_at desc, id desc)`);
     this.addSql(`create index events_merchant_intent_idx on events (merchant_id, payment_intent_id, created_at desc, id desc)`);
+    // Retention: the oldest events of every merchant. On an expression, so the
+    // merchant-scoped lists never take it for theirs.
+    this.addSql(`create index events_retention_idx on events ((created_at at time zone 'UTC'))`);
     // StreamEvents: commit order.
     this.addSql(`create index events_merchant_stream_idx on events (merchant_id, xid, seq)`);
 
@@ -83,6 +86,8 @@ export class Migration20261123120000_events_webhooks extends Migration {
       `create index webhook_deliveries_endpoint_pending_idx on webhook_deliveries (merchant_id, endpoint_id, next_attempt_at)
          where status = 'pending'`,
     );
+    // An event's deliveries: retention, redelivery.
+    this.addSql(`create index webhook_deliveries_event_idx on webhook_deliveries (merchant_id, event_id)`);
     // ListWebhookDeliveries: one endpoint's, newest first.
     this.addSql(
       `create index webhook_deliveries_endpoint_created_idx on webhook_deliveries (merchant_id, endpoint_id, created_at desc, id desc)`,

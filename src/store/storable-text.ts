@@ -1,4 +1,5 @@
 import { Code, ConnectError } from "@connectrpc/connect";
+import type { PaymentIntentRecord } from "../domain/payment-intent.js";
 
 /** What a write is told when a text value cannot be stored. Fixed: the value itself is never echoed. */
 export const unstorableTextMessage = "the request contains text that cannot be stored (a NUL character or invalid Unicode)";
@@ -28,4 +29,21 @@ export function checkStorableText(values: Iterable<string | null | undefined>): 
       throw new ConnectError(unstorableTextMessage, Code.InvalidArgument);
     }
   }
+}
+
+/** intentTexts is every text an intent's insert stores: what both stores check before writing one. */
+export function intentTexts(record: PaymentIntentRecord): (string | null)[] {
+  return [
+    record.id,
+    record.merchantId,
+    record.customerEmail,
+    record.receiptEmail,
+    record.clientReference,
+    record.callbackUrl,
+    record.transaction,
+    record.checkoutToken,
+    record.requestFingerprint,
+    ...record.paymentMethods,
+    ...record.splits.map((s) => s.settlementAccountId),
+  ];
 }

@@ -5,7 +5,7 @@ import type { SettlementAccountRecord } from "../../domain/settlement-account.js
 import { createMemoryDeliveryQueue } from "../../webhooks/memory-delivery-queue.js";
 import type { EventOutbox } from "../event-store.js";
 import type { InsertResult, IntentWithAccount, ListQuery, PaymentIntentStore, StatusChange } from "../payment-intent-store.js";
-import { checkStorableText, isStorableText } from "../storable-text.js";
+import { checkStorableText, intentTexts, isStorableText } from "../storable-text.js";
 import { compareCreation, firstNotBefore, insertInCreationOrder } from "./creation-order.js";
 import { createDeadlineHeap } from "./deadline-heap.js";
 import { copyAccount, createMemoryAccountTable, type MemoryAccountTable } from "./memory-account-table.js";
@@ -110,19 +110,7 @@ export function createMemoryPaymentIntentStore(options: MemoryPaymentIntentStore
 
   return {
     async insert(record): Promise<InsertResult> {
-      checkStorableText([
-        record.id,
-        record.merchantId,
-        record.customerEmail,
-        record.receiptEmail,
-        record.clientReference,
-        record.callbackUrl,
-        record.transaction,
-        record.checkoutToken,
-        record.requestFingerprint,
-        ...record.paymentMethods,
-        ...record.splits.map((s) => s.settlementAccountId),
-      ]);
+      checkStorableText(intentTexts(record));
       const key = referenceKey(record.merchantId, record.clientReference);
       const existing = byReference.get(key);
       if (existing) return { inserted: false, existing: copy(existing.record) };

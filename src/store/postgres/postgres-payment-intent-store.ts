@@ -2,7 +2,7 @@ import { eventTypeOf } from "../../domain/event.js";
 import type { PaymentIntentRecord, PaymentIntentStatus } from "../../domain/payment-intent.js";
 import type { EventOutbox } from "../event-store.js";
 import type { InsertResult, IntentWithAccount, PaymentIntentStore } from "../payment-intent-store.js";
-import { checkStorableText, isStorableText } from "../storable-text.js";
+import { checkStorableText, intentTexts, isStorableText } from "../storable-text.js";
 import { readAccount } from "./account-rows.js";
 import type { Database, Transaction } from "./database.js";
 import { createEventContextCache } from "./event-context-cache.js";
@@ -96,19 +96,7 @@ export function createPostgresPaymentIntentStore(db: Database, options: Postgres
 
   return {
     async insert(record): Promise<InsertResult> {
-      checkStorableText([
-        record.id,
-        record.merchantId,
-        record.customerEmail,
-        record.receiptEmail,
-        record.clientReference,
-        record.callbackUrl,
-        record.transaction,
-        record.checkoutToken,
-        record.requestFingerprint,
-        ...record.paymentMethods,
-        ...record.splits.map((s) => s.settlementAccountId),
-      ]);
+      checkStorableText(intentTexts(record));
       if (outbox) {
         const remembered = contexts.forCreation(record);
         if (remembered) {

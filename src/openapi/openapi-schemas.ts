@@ -25,6 +25,17 @@ function object(properties: Record<string, JsonSchema>, optional: string[] = [],
   };
 }
 
+/** A keyset page (as every List… answers): at most 100 items and, when another page exists, its token. */
+function page(itemsKey: string, item: string): JsonSchema {
+  return object(
+    {
+      [itemsKey]: { type: "array", maxItems: 100, items: ref(item) },
+      nextPageToken: { type: "string", minLength: 1, description: "Present only when another page exists." },
+    },
+    ["nextPageToken"],
+  );
+}
+
 const uuidV7 = "[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}";
 /** The service's practical email syntax (field-rules.ts): WHATWG's, plus a dot in the domain. */
 const emailPattern =
@@ -162,20 +173,8 @@ export const schemas: Record<string, JsonSchema> = {
     [],
     "A payment intent as read and list show it (§4.2).",
   ),
-  ListPaymentIntentsResponse: object(
-    {
-      paymentIntents: { type: "array", maxItems: 100, items: ref("PaymentIntentListItem") },
-      nextPageToken: { type: "string", minLength: 1, description: "Present only when another page exists." },
-    },
-    ["nextPageToken"],
-  ),
-  ListSettlementAccountsResponse: object(
-    {
-      settlementAccounts: { type: "array", maxItems: 100, items: ref("SettlementAccount") },
-      nextPageToken: { type: "string", minLength: 1, description: "Present only when another page exists." },
-    },
-    ["nextPageToken"],
-  ),
+  ListPaymentIntentsResponse: page("paymentIntents", "PaymentIntentListItem"),
+  ListSettlementAccountsResponse: page("settlementAccounts", "SettlementAccount"),
   DeletePaymentIntentResponse: object({
     status: { type: "integer", const: 200 },
     title: { type: "string", const: "OK" },
@@ -191,13 +190,7 @@ export const schemas: Record<string, JsonSchema> = {
     [],
     "One change to a payment intent; exactly the body of its webhook deliveries.",
   ),
-  ListEventsResponse: object(
-    {
-      events: { type: "array", maxItems: 100, items: ref("Event") },
-      nextPageToken: { type: "string", minLength: 1, description: "Present only when another page exists." },
-    },
-    ["nextPageToken"],
-  ),
+  ListEventsResponse: page("events", "Event"),
   RedeliverEventRequest: object(
     { webhookEndpointId: { type: "string", minLength: 1, description: "Only to this endpoint; omitted: every enabled endpoint that takes the type." } },
     ["webhookEndpointId"],
@@ -228,13 +221,7 @@ export const schemas: Record<string, JsonSchema> = {
     [],
     "One event on its way to one endpoint.",
   ),
-  ListWebhookDeliveriesResponse: object(
-    {
-      deliveries: { type: "array", maxItems: 100, items: ref("WebhookDelivery") },
-      nextPageToken: { type: "string", minLength: 1, description: "Present only when another page exists." },
-    },
-    ["nextPageToken"],
-  ),
+  ListWebhookDeliveriesResponse: page("deliveries", "WebhookDelivery"),
   WebhookEndpoint: object(endpointFields, [], "A webhook endpoint as listed: never its secret."),
   WebhookEndpointWithSecret: object(
     { ...endpointFields, secret: ref("WebhookSecret") },

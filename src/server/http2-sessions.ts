@@ -1,10 +1,8 @@
 import http2 from "node:http2";
 import type net from "node:net";
-import type { ConnectionSweep } from "./connection-sweep.js";
+import type { Http1ConnectionsOptions } from "./http1-connections.js";
 import { answerRequest } from "./listener-answers.js";
-import type { DropReason, ListenerEvents } from "./listener-events.js";
-import type { ListenLimits } from "./listen-limits.js";
-import type { NodeHandler } from "../http/node-http.js";
+import type { DropReason } from "./listener-events.js";
 import { createWriteWatch, flushedBytes, unsentBytes, type WriteWatch } from "./write-progress.js";
 
 const {
@@ -18,15 +16,8 @@ const {
 const settingsAckBytes = 9;
 const pingAckBytes = 17;
 
-export interface Http2SessionsOptions {
-  handler: NodeHandler;
-  limits: ListenLimits;
-  events: ListenerEvents;
-  /** The request id for a report: the client's X-Request-Id header when sane, else a new one. */
-  requestId(header: string | string[] | undefined): string;
-  sweep: ConnectionSweep;
-  now(): number;
-}
+/** What the HTTP/2 half is given: the same as the HTTP/1.1 half. */
+export type Http2SessionsOptions = Http1ConnectionsOptions;
 
 /** Http2Sessions is the cleartext HTTP/2 half of the one-port listener. */
 export interface Http2Sessions {

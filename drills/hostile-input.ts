@@ -1,5 +1,6 @@
 import { STATUS_CODES } from "node:http";
 import fc from "fast-check";
+import { eventTypes } from "../src/domain/event.js";
 import type { DrillTarget } from "./support/drill-target.js";
 import { sendRaw, type RawRequest, type RawResponse } from "./support/raw-http.js";
 
@@ -29,6 +30,8 @@ export interface HostileInputResult {
   /** Creates (intents and accounts) answered 2xx during the run. */
   acceptedIntents: number;
   acceptedAccounts: number;
+  /** Webhook endpoints answered 2xx during the run. */
+  acceptedEndpoints: number;
   /** Stored but never answered 2xx: must be empty. */
   storedButRejected: string[];
   /** Rows of the merchant that sent no request: must be empty. */
@@ -210,6 +213,21 @@ const segment = fc.oneof(
   fc.string({ unit: "binary", maxLength: 20 }).map(percentEncode),
   fc.stringMatching(/^[A-Za-z0-9\-._~!$&'()*+,;=:@%]{0,24}$/),
 );
+/** Webhook endpoint registrations: valid ones (a public address literal, so no DNS), refused ones, and junk. */
+const endpointBody = fc.record(
+  {
+    url: fc.oneof(
+      { weight: 3, arbitrary: fc.constantFrom("https://93.184.215.14/hooks", "https://[2606:2800:220:1:248:1893:25c8:1946]/hooks") },
+      fc.constantFrom("http://93.184.215.14/h", "https://127.0.0.1/h", "https://10.0.0.1/h", "https://169.254.169.254/latest", "https://[::1]/h", "ftp://x/", "https://u:p@93.184.215.14/", ""),
+      fc.webUrl(),
+      fc.string(),
+      anyJson,
+    ),
+    eventTypes: fc.oneof(fc.array(fc.oneof(fc.constantFrom(...eventTypes), fc.string()), { maxLength: 8 }), anyJson),
+    description: fc.oneof(fc.string({ maxLength: 300 }), fc.string({ unit: "binary", maxLength: 40 }), anyJson),
+  },
+  { requiredKeys: [] },
+);
 const query = fc.oneof(
   fc
     .array(
@@ -286,6 +304,7 @@ export async function runHostileInput(target: DrillTarget, options: HostileInput
   const base = target.basePath;
   const acceptedReferences = new Set<string>();
   const acceptedAccounts = new Set<string>();
+  const acceptedEndpoints = new Set<string>();
 
   // One settlement account, so some generated splits are valid and get stored.
   const setup = await sendRaw(target.url, {
@@ -311,9 +330,27 @@ export async function runHostileInput(target: DrillTarget, options: HostileInput
       fc.tuple(fc.oneof({ weight: 4, arbitrary: accountBody.map(json) }, rawBody), contentType).map(([body, type]) => ({
         request: { method: "POST", target: `${base}/v2/settlement-accounts`, headers: withAuth([["content-type", type]]), body },
       })),
+      fc.tuple(fc.oneof({ weight: 4, arbitrary: endpointBody.map(json) }, rawBody), contentType).map(([body, type]) => ({
+        request: { method: "POST", target: `${base}/v2/webhook-endpoints`, headers: withAuth([["content-type", type]]), body },
+      })),
+      fc
+        .tuple(fc.oneof(segment, fc.constant("evt_00000000-0000-7000-8000-000000000000")), fc.oneof(rawBody, anyJson.map(json)), contentType)
+        .map(([id, body, type]) => ({
+          request: { method: "POST", target: `${base}/v2/events/${id}/redeliver`, headers: withAuth([["content-type", type]]), body },
+        })),
     ),
     "query-strings": fc
-      .tuple(fc.constantFrom("/v2/payment-intents", "/v2/settlement-accounts", "/v2/payment-intents/pi_x"), query)
+      .tuple(
+        fc.constantFrom(
+          "/v2/payment-intents",
+          "/v2/settlement-accounts",
+          "/v2/payment-intents/pi_x",
+          "/v2/events",
+          "/v2/webhook-endpoints",
+          "/v2/webhook-endpoints/we_x/deliveries",
+        ),
+        query,
+      )
       .map(([path, q]) => ({ request: { method: "GET", target: `${base}${path}?${q}`, headers: withAuth() } })),
     paths: fc
       .tuple(
@@ -402,6 +439,7 @@ export async function runHostileInput(target: DrillTarget, options: HostileInput
         acceptedReferences.add(body.clientReference);
       }
       if (typeof body?.id === "string" && body.id.startsWith("sa_")) acceptedAccounts.add(body.id);
+      if (typeof body?.id === "string" && body.id.startsWith("we_")) acceptedEndpoints.add(body.id);
     }
     if (response.status < 400 || nonRestPrefixes.some((prefix) => path === prefix || path.startsWith(`${prefix}/`))) return undefined;
     if (isRpcPath(path) && /^application\/json/.test(response.headers["content-type"] ?? "")) {
@@ -458,13 +496,16 @@ export async function runHostileInput(target: DrillTarget, options: HostileInput
 
   const stored = await target.storedReferences(a.id);
   const storedAccounts = await target.storedAccounts(a.id);
+  const storedEndpoints = await target.storedEndpoints(a.id);
   const storedButRejected = [
     ...stored.filter((ref) => !acceptedReferences.has(ref)).map((ref) => `intent ${ref}`),
     ...storedAccounts.filter((id) => !acceptedAccounts.has(id)).map((id) => `account ${id}`),
+    ...storedEndpoints.filter((id) => !acceptedEndpoints.has(id)).map((id) => `webhook endpoint ${id}`),
   ];
   const strayRows = [
     ...(await target.storedReferences(b.id)).map((ref) => `intent ${ref}`),
     ...(await target.storedAccounts(b.id)).map((id) => `account ${id}`),
+    ...(await target.storedEndpoints(b.id)).map((id) => `webhook endpoint ${id}`),
   ];
   const alive = target.alive();
   return {
@@ -472,6 +513,7 @@ export async function runHostileInput(target: DrillTarget, options: HostileInput
     kinds,
     acceptedIntents: acceptedReferences.size,
     acceptedAccounts: acceptedAccounts.size,
+    acceptedEndpoints: acceptedEndpoints.size,
     storedButRejected,
     strayRows,
     alive,
@@ -489,7 +531,7 @@ export function describeHostileInput(result: HostileInputResult): string[] {
     `answers by status: ${Object.entries(statuses)
       .map(([s, n]) => `${s}×${n}`)
       .join(", ")}`,
-    `${result.acceptedIntents} intents and ${result.acceptedAccounts} settlement accounts accepted; stored without a 2xx: ${result.storedButRejected.length}; rows of the silent merchant: ${result.strayRows.length}; server ${result.alive ? "alive" : "DEAD"}`,
+    `${result.acceptedIntents} intents, ${result.acceptedAccounts} settlement accounts and ${result.acceptedEndpoints} webhook endpoints accepted; stored without a 2xx: ${result.storedButRejected.length}; rows of the silent merchant: ${result.strayRows.length}; server ${result.alive ? "alive" : "DEAD"}`,
     ...result.kinds.filter((k) => k.failure).map((k) => `FAILED ${k.kind}: ${k.failure}`),
     ...result.storedButRejected.slice(0, 5).map((row) => `stored without a 2xx: ${row}`),
   ];

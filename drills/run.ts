@@ -63,7 +63,7 @@ const drills: { name: string; run(): Promise<DrillReport | DrillReport[]> }[] = 
         const fivexx = result.kinds.reduce((sum, k) => sum + Object.entries(k.statuses).filter(([s]) => Number(s) >= 500).reduce((n, [, c]) => n + c, 0), 0);
         return {
           name: "Hostile input",
-          did: "fast-check fuzzing, on the raw HTTP/1.1 wire, of REST bodies (intents, settlement accounts), query strings, paths and methods, headers (Authorization, Content-Type, arbitrary names and obs-text values), and Connect JSON, against a server process on PostgreSQL; what was stored is read back with SQL",
+          did: "fast-check fuzzing, on the raw HTTP/1.1 wire, of REST bodies (intents, settlement accounts, webhook endpoints, redeliveries), query strings, paths and methods, headers (Authorization, Content-Type, arbitrary names and obs-text values), and Connect JSON, against a server process on PostgreSQL; what was stored is read back with SQL",
           headline: `${total} cases, ${fivexx} 5xx, ${result.kinds.filter((k) => k.failure).length} properties failed, ${result.storedButRejected.length} rows stored for rejected requests, server ${result.alive ? "alive" : "DEAD"}`,
           figures: lines,
           passed: result.passed,

@@ -21,6 +21,8 @@ export interface DrillTarget {
   storedReferences(merchantId: string): Promise<string[]>;
   /** Ids of the merchant's stored settlement accounts. */
   storedAccounts(merchantId: string): Promise<string[]>;
+  /** Ids of the merchant's stored (not deleted) webhook endpoints. */
+  storedEndpoints(merchantId: string): Promise<string[]>;
   /** False once the server has crashed or exited. */
   alive(): boolean;
 }

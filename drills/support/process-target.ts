@@ -53,6 +53,10 @@ export async function startProcessTarget(options: Pick<ServerProcessOptions, "en
         (await queryDatabase<{ id: string }>(db.url, "select id from settlement_accounts where merchant_id = $1", [merchantId])).rows.map(
           (r) => r.id,
         ),
+      storedEndpoints: async (merchantId) =>
+        (
+          await queryDatabase<{ id: string }>(db.url, "select id from webhook_endpoints where merchant_id = $1 and deleted_at is null", [merchantId])
+        ).rows.map((r) => r.id),
       alive: () => server.child.exitCode === null && server.child.signalCode === null,
       close: async () => {
         await server.stop();

@@ -3,7 +3,8 @@
  *
  * Fault drills against real server processes on fresh PostgreSQL databases:
  * duplicate storm, crash (SIGKILL), database outage, hostile input, tenant
- * isolation, hostile connections, and the fleet (three instances behind the
+ * isolation, hostile connections, webhooks (receiver outage, kill -9
+ * mid-delivery, two instances, a dead endpoint beside a healthy one), and the fleet (three instances behind the
  * deploy/ HAProxy and PgBouncer). Each prints what it did and a PASS/FAIL line with its figures;
  * a full run rewrites the results section of docs/RELIABILITY.md. --quick
  * shrinks every drill (what CI runs). Exits non-zero when a drill fails.
@@ -22,6 +23,7 @@ import { runOutage } from "./outage.js";
 import { formatDrillReport, type DrillReport } from "./support/drill-report.js";
 import { startProcessTarget } from "./support/process-target.js";
 import { describeTenantIsolation, runTenantIsolation } from "./tenant-isolation.js";
+import { runDeadEndpoint, runReceiverOutage, runTwoInstances, runWebhookCrash } from "./webhooks.js";
 
 const { values: flags } = parseArgs({
   options: {
@@ -103,6 +105,16 @@ const drills: { name: string; run(): Promise<DrillReport | DrillReport[]> }[] = 
           ? { connections: 50, rounds: 1, pipelined: 1000, maxConnections: 200 }
           : { connections: 100, rounds: 2, pipelined: 2000, maxConnections: 1000 },
       ),
+  },
+  {
+    name: "Webhooks: receiver outage",
+    run: () => runReceiverOutage(quick ? { concurrency: 8, burstMs: 4000, outageMs: 3000 } : { concurrency: 16, burstMs: 10_000, outageMs: 6000 }),
+  },
+  { name: "Webhooks: kill -9 mid-delivery", run: () => runWebhookCrash(quick ? { concurrency: 8, burstMs: 1500 } : { concurrency: 16, burstMs: 4000 }) },
+  { name: "Webhooks: two instances", run: () => runTwoInstances(quick ? { concurrency: 8, burstMs: 3000 } : { concurrency: 16, burstMs: 8000 }) },
+  {
+    name: "Webhooks: dead endpoint beside a healthy one",
+    run: () => runDeadEndpoint(quick ? { concurrency: 4, ratePerSecond: 50, phaseMs: 3000 } : { concurrency: 4, ratePerSecond: 50, phaseMs: 8000 }),
   },
   // Last: its full run restarts the machine's PostgreSQL.
   { name: "Fleet", run: () => runFleetDrills({ quick }) },

@@ -6,7 +6,8 @@
  * isolation, hostile connections, webhooks (receiver outage, kill -9
  * mid-delivery, two instances, a dead endpoint beside a healthy one), and the fleet (three instances behind the
  * deploy/ HAProxy and PgBouncer). Each prints what it did and a PASS/FAIL line with its figures;
- * a full run rewrites the results section of docs/RELIABILITY.md. --quick
+ * a full run rewrites the results section of docs/RELIABILITY.md, and a full
+ * run of some drills (--only) rewrites their own blocks in it. --quick
  * shrinks every drill (what CI runs). Exits non-zero when a drill fails.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -151,8 +152,34 @@ if (!quick && !only && !flags["no-write"]) {
   ].join("\n");
   writeSection(docPath, results);
   process.stdout.write(`# wrote the results section of ${docPath}\n`);
+} else if (!quick && only && !flags["no-write"] && reports.length > 0) {
+  // Some drills on their own: their blocks are replaced (or added), saying when they ran; the rest stays.
+  const when = `ran on its own (\`--only\`) at ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, load average ${loadAtStart.toFixed(1)} when it began`;
+  writeBlocks(docPath, reports.map((r) => formatDrillReport({ ...r, figures: [...r.figures, when] })));
+  process.stdout.write(`# wrote the blocks of ${reports.map((r) => r.name).join(", ")} in the results section of ${docPath}\n`);
 }
 process.exit(failed.length > 0 ? 1 : 0);
+
+/** writeBlocks replaces each drill's block ("### <name>" to the next one) in the results section, or adds it at its end. */
+function writeBlocks(path: string, blocks: string[]): void {
+  const start = "<!-- drills:results:start -->";
+  const end = "<!-- drills:results:end -->";
+  const doc = existsSync(path) ? readFileSync(path, "utf8") : "";
+  let section = doc.includes(start) && doc.includes(end) ? doc.slice(doc.indexOf(start) + start.length, doc.indexOf(end)).trim() : "";
+  for (const block of blocks) {
+    const heading = block.slice(0, block.indexOf("\n"));
+    const at = section.split("\n").indexOf(heading);
+    if (at < 0) {
+      section = `${section}\n\n${block.trimEnd()}`;
+      continue;
+    }
+    const lines = section.split("\n");
+    const next = lines.findIndex((line, i) => i > at && line.startsWith("### "));
+    const after = next < 0 ? [] : lines.slice(next);
+    section = [...lines.slice(0, at), ...block.trimEnd().split("\n"), ...(after.length ? ["", ...after] : [])].join("\n");
+  }
+  writeSection(path, section);
+}
 
 /** writeSection replaces what lies between the results markers, keeping the rest of the document. */
 function writeSection(path: string, markdown: string): void {

@@ -6,6 +6,7 @@ import { renderStartup, startupTargets, type StartupResult } from "./startup.js"
 import type { Measurement } from "./support/measure.js";
 import type { Machine } from "./support/machine.js";
 import { median, spread, type Spread } from "./support/stats.js";
+import { describeWebhookBench, keepsUp, webhookTargets, type WebhookBenchResult } from "./webhooks.js";
 
 /** Every round of one scenario. */
 export interface ScenarioResult {
@@ -38,6 +39,8 @@ export interface BenchReport {
   soak?: SoakResult;
   /** The sandbox's start-up (bench/startup.ts). */
   startup?: StartupResult;
+  /** Webhook delivery under creates (bench/webhooks.ts); empty when not run. */
+  webhooks?: WebhookBenchResult[];
   /** The last full run's record, for the regression check. */
   previous?: RunRecord;
 }
@@ -229,7 +232,7 @@ export function targetsOf(report: BenchReport): Target[] {
     });
   }
 
-  const regressions = regressionsOf(report);
+  const regressions = report.scenarios.length > 0 ? regressionsOf(report) : undefined;
   if (regressions) {
     const worse = regressions.filter((r) => r.regressed);
     const worst = [...regressions].sort((a, b) => b.change - a.change)[0];
@@ -283,6 +286,22 @@ export function targetsOf(report: BenchReport): Target[] {
         figure: `${npx.median.toFixed(0)} ms`,
         goal: `≤ ${startupTargets.command} ms`,
         met: npx.median <= startupTargets.command,
+      },
+    );
+  }
+  for (const w of (report.webhooks ?? []).filter((x) => x.ratePerSecond === undefined)) {
+    targets.push(
+      {
+        name: `Webhook delivery keeps up with REST creates at full speed (${w.store}, ${w.connections} connections): backlog when the creates stop, and not growing`,
+        figure: `${Math.round(w.deliveredRate).toLocaleString("en")} events delivered/s vs ${Math.round(w.createRate).toLocaleString("en")} creates/s; backlog ${w.backlog.third.toLocaleString("en")} → ${w.backlog.end.toLocaleString("en")} events`,
+        goal: "backlog at the end ≤ 1 s of creates, not growing",
+        met: keepsUp(w),
+      },
+      {
+        name: `Webhook end-to-end latency, the status change (event timestamp) to receipt, p99 (${w.store}, creates at full speed)`,
+        figure: `${Math.round(w.latency.p99Ms).toLocaleString("en")} ms (p50 ${Math.round(w.latency.p50Ms).toLocaleString("en")} ms)`,
+        goal: `≤ ${webhookTargets.p99Ms} ms`,
+        met: w.latency.p99Ms <= webhookTargets.p99Ms,
       },
     );
   }
@@ -348,6 +367,14 @@ export function renderReport(report: BenchReport): string {
     );
   }
   if (report.startup) lines.push(renderStartup(report.startup), "");
+  if (report.webhooks && report.webhooks.length > 0) {
+    lines.push(
+      "Webhook delivery (`bench/webhooks.ts`): wrk creating intents over REST for the time given, one endpoint of the load merchant, a receiver on 127.0.0.1 in the bench process that verifies each delivery with the `standardwebhooks` package and answers 204 at once; the server with the default `WEBHOOK_*` settings (private URLs allowed). Latency is from the event's timestamp to its arrival; the backlog is events recorded but not yet arrived, counted from those two times.",
+      "",
+      ...report.webhooks.map((w) => `- ${describeWebhookBench(w)}`),
+      "",
+    );
+  }
   return lines.join("\n");
 }
 

@@ -9,7 +9,8 @@
  * of every scenario only) rewrites the results section of docs/BENCHMARKS.md
  * and bench/results/last-full-run.json, which the next run's regression check
  * compares against. --profile runs our servers under --cpu-prof and prints
- * where their time went during the measured phases.
+ * where their time went during the measured phases. The webhook delivery
+ * bench (bench/webhooks.ts) runs in full runs and alone with --only webhooks.
  */
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -40,6 +41,7 @@ import { describeMachine } from "./support/machine.js";
 import { measurePhase, type MeasureOptions, type Measurement, type Subject } from "./support/measure.js";
 import { readClockTicksPerSecond } from "./support/proc-stat.js";
 import { runWrk, wrkVersion } from "./support/wrk.js";
+import { describeWebhookBench, runWebhookBench, type WebhookBenchResult } from "./webhooks.js";
 
 const { values: flags } = parseArgs({
   options: {
@@ -75,6 +77,7 @@ const scaleSizes = quick ? [10_000, 100_000] : [10_000, 1_000_000];
 const scaleRequests = quick ? 50 : 300;
 const soakSeconds = quick ? 10 : 60;
 const soakWarmupSeconds = quick ? 5 : 20;
+const webhookSeconds = quick ? 5 : 10;
 const listSeed = 1000;
 const only = flags.only ? new RegExp(flags.only) : undefined;
 const recordPath = join(repoRoot, "bench", "results", "last-full-run.json");
@@ -207,6 +210,38 @@ async function runScale(): Promise<ScalePoint[]> {
   }
 }
 
+/**
+ * runWebhooks: creates at full speed (and, in full runs, paced at 100 a
+ * second, a load that leaves the server idle most of the time) against a
+ * server in memory and on PostgreSQL, one endpoint, a local receiver
+ * (bench/webhooks.ts).
+ */
+async function runWebhooks(): Promise<WebhookBenchResult[]> {
+  const results: WebhookBenchResult[] = [];
+  for (const ratePerSecond of quick ? [undefined] : [undefined, 100]) {
+    for (const store of ["memory", "PostgreSQL"] as const) {
+      const webhookDb = store === "PostgreSQL" ? await createTestDatabase() : undefined;
+      try {
+        log(`webhook delivery, ${store}, ${ratePerSecond ? `${ratePerSecond} creates/s` : `${connections} connections`} for ${webhookSeconds} s …`);
+        const result = await runWebhookBench({
+          store,
+          databaseUrl: webhookDb?.url,
+          connections: ratePerSecond ? 8 : connections,
+          ratePerSecond,
+          seconds: webhookSeconds,
+          logDir,
+          drainTimeoutMs: 120_000,
+        });
+        log(describeWebhookBench(result));
+        results.push(result);
+      } finally {
+        await webhookDb?.drop();
+      }
+    }
+  }
+  return results;
+}
+
 async function runCreateSoak(): Promise<SoakResult> {
   const server = await startService({ databaseUrl: db.url, logPath: join(logDir, "soak.log") });
   const drive = (runId: string, seconds: number) =>
@@ -261,15 +296,17 @@ try {
     grpcConnections,
     listSeed,
   }).filter((s) => !only || only.test(s.id));
-  if (selected.length === 0) throw new Error(`--only ${flags.only} selects no scenario`);
+  const webhooksSelected = !flags.profile && (!only || only.test("webhooks"));
+  if (selected.length === 0 && !webhooksSelected) throw new Error(`--only ${flags.only} selects no scenario`);
 
-  const { results, windows } = await runRounds(selected);
+  const { results, windows } = selected.length > 0 ? await runRounds(selected) : { results: [], windows: new Map<string, ProfileWindow[]>() };
   const runExtras = !only && !flags.profile;
   const scale = runExtras ? await runScale() : [];
   if (runExtras) log(`create soak on PostgreSQL for ${soakSeconds} s …`);
   const soak = runExtras ? await runCreateSoak() : undefined;
   if (runExtras) log("the sandbox's start-up, from a packed install …");
   const startup = runExtras ? await runStartupBench({ runs: quick ? 3 : 10, log }) : undefined;
+  const webhooks = webhooksSelected ? await runWebhooks() : [];
 
   const full = !quick && !only && !flags.profile;
   const report: BenchReport = {
@@ -289,6 +326,7 @@ try {
     scale,
     soak,
     startup,
+    webhooks,
     // A profiled run carries the profiler's cost: no comparison with the last full run.
     previous: flags.profile ? undefined : readRecord(recordPath),
   };

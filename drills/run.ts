@@ -3,9 +3,11 @@
  *
  * Fault drills against real server processes on fresh PostgreSQL databases:
  * duplicate storm, crash (SIGKILL), database outage, hostile input, tenant
- * isolation, hostile connections, and the fleet (three instances behind the
+ * isolation, hostile connections, webhooks (receiver outage, kill -9
+ * mid-delivery, two instances, a dead endpoint beside a healthy one), and the fleet (three instances behind the
  * deploy/ HAProxy and PgBouncer). Each prints what it did and a PASS/FAIL line with its figures;
- * a full run rewrites the results section of docs/RELIABILITY.md. --quick
+ * a full run rewrites the results section of docs/RELIABILITY.md, and a full
+ * run of some drills (--only) rewrites their own blocks in it. --quick
  * shrinks every drill (what CI runs). Exits non-zero when a drill fails.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -22,6 +24,7 @@ import { runOutage } from "./outage.js";
 import { formatDrillReport, type DrillReport } from "./support/drill-report.js";
 import { startProcessTarget } from "./support/process-target.js";
 import { describeTenantIsolation, runTenantIsolation } from "./tenant-isolation.js";
+import { runDeadEndpoint, runReceiverOutage, runTwoInstances, runWebhookCrash } from "./webhooks.js";
 
 const { values: flags } = parseArgs({
   options: {
@@ -76,7 +79,8 @@ const drills: { name: string; run(): Promise<DrillReport | DrillReport[]> }[] = 
   {
     name: "Tenant isolation",
     async run() {
-      const target = await startProcessTarget();
+      // The victim's webhook receiver listens on 127.0.0.1.
+      const target = await startProcessTarget({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: "true" } });
       try {
         const result = await runTenantIsolation(target, {
           timingSamples: quick ? 100 : 500,
@@ -85,7 +89,7 @@ const drills: { name: string; run(): Promise<DrillReport | DrillReport[]> }[] = 
         });
         return {
           name: "Tenant isolation",
-          did: "merchant b (attacker) tries every REST route and every RPC (Connect JSON and gRPC) with merchant a's (victim's) intent ids, client references, page token, settlement account, bank account number and checkout tokens, against a server process on PostgreSQL",
+          did: "merchant b (attacker) tries every REST route and every RPC (Connect JSON and gRPC) with merchant a's (victim's) intent ids, client references, page token, settlement account, bank account number, checkout tokens, event ids and webhook endpoint (get, redeliver, list deliveries, rotate, delete, resume StreamEvents after the victim's event), against a server process on PostgreSQL",
           headline: `${result.attempts.filter((x) => x.ok).length}/${result.attempts.length} attempts held, ${result.leaks.length} victim values revealed, victim data ${result.victimUnchanged ? "unchanged" : "CHANGED"}, 404 medians ${result.timing.victimMedianMs.toFixed(3)} vs ${result.timing.randomMedianMs.toFixed(3)} ms`,
           figures: describeTenantIsolation(result),
           passed: result.passed,
@@ -103,6 +107,16 @@ const drills: { name: string; run(): Promise<DrillReport | DrillReport[]> }[] = 
           ? { connections: 50, rounds: 1, pipelined: 1000, maxConnections: 200 }
           : { connections: 100, rounds: 2, pipelined: 2000, maxConnections: 1000 },
       ),
+  },
+  {
+    name: "Webhooks: receiver outage",
+    run: () => runReceiverOutage(quick ? { concurrency: 8, burstMs: 4000, outageMs: 3000 } : { concurrency: 16, burstMs: 10_000, outageMs: 6000 }),
+  },
+  { name: "Webhooks: kill -9 mid-delivery", run: () => runWebhookCrash(quick ? { concurrency: 8, burstMs: 1500 } : { concurrency: 16, burstMs: 4000 }) },
+  { name: "Webhooks: two instances", run: () => runTwoInstances(quick ? { concurrency: 8, burstMs: 3000 } : { concurrency: 16, burstMs: 8000 }) },
+  {
+    name: "Webhooks: dead endpoint beside a healthy one",
+    run: () => runDeadEndpoint(quick ? { concurrency: 4, ratePerSecond: 50, phaseMs: 3000 } : { concurrency: 4, ratePerSecond: 50, phaseMs: 8000 }),
   },
   // Last: its full run restarts the machine's PostgreSQL.
   { name: "Fleet", run: () => runFleetDrills({ quick }) },
@@ -138,8 +152,34 @@ if (!quick && !only && !flags["no-write"]) {
   ].join("\n");
   writeSection(docPath, results);
   process.stdout.write(`# wrote the results section of ${docPath}\n`);
+} else if (!quick && only && !flags["no-write"] && reports.length > 0) {
+  // Some drills on their own: their blocks are replaced (or added), saying when they ran; the rest stays.
+  const when = `ran on its own (\`--only\`) at ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, load average ${loadAtStart.toFixed(1)} when it began`;
+  writeBlocks(docPath, reports.map((r) => formatDrillReport({ ...r, figures: [...r.figures, when] })));
+  process.stdout.write(`# wrote the blocks of ${reports.map((r) => r.name).join(", ")} in the results section of ${docPath}\n`);
 }
 process.exit(failed.length > 0 ? 1 : 0);
+
+/** writeBlocks replaces each drill's block ("### <name>" to the next one) in the results section, or adds it at its end. */
+function writeBlocks(path: string, blocks: string[]): void {
+  const start = "<!-- drills:results:start -->";
+  const end = "<!-- drills:results:end -->";
+  const doc = existsSync(path) ? readFileSync(path, "utf8") : "";
+  let section = doc.includes(start) && doc.includes(end) ? doc.slice(doc.indexOf(start) + start.length, doc.indexOf(end)).trim() : "";
+  for (const block of blocks) {
+    const heading = block.slice(0, block.indexOf("\n"));
+    const at = section.split("\n").indexOf(heading);
+    if (at < 0) {
+      section = `${section}\n\n${block.trimEnd()}`;
+      continue;
+    }
+    const lines = section.split("\n");
+    const next = lines.findIndex((line, i) => i > at && line.startsWith("### "));
+    const after = next < 0 ? [] : lines.slice(next);
+    section = [...lines.slice(0, at), ...block.trimEnd().split("\n"), ...(after.length ? ["", ...after] : [])].join("\n");
+  }
+  writeSection(path, section);
+}
 
 /** writeSection replaces what lies between the results markers, keeping the rest of the document. */
 function writeSection(path: string, markdown: string): void {

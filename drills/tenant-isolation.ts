@@ -1,7 +1,11 @@
 import { Code, ConnectError, createClient, type Client, type Transport } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { EventService } from "../gen/payments/v2/events_pb.js";
 import { PaymentIntentService } from "../gen/payments/v2/payment_intent_pb.js";
 import { SettlementAccountService } from "../gen/payments/v2/settlement_account_pb.js";
+import { WebhookEndpointService } from "../gen/payments/v2/webhook_endpoints_pb.js";
 import type { DrillTarget } from "./support/drill-target.js";
 
 export interface TenantIsolationOptions {
@@ -42,6 +46,8 @@ interface Reply {
 const victimEmail = "victim.secret@example.com";
 const victimAccount = { accountName: "Victim Secret Stores", accountNumber: "9876543210", bankName: "Victim Bank", bankCode: "044" };
 const randomIntentId = () => `pi_${crypto.randomUUID().replace(/^(.{14})./, "$17")}`;
+/** randomLike is an id of the same kind as id ("evt_…", "we_…"), a UUIDv7 nobody holds. */
+const randomLike = (id: string) => `${id.slice(0, id.indexOf("_") + 1)}${crypto.randomUUID().replace(/^(.{14})./, "$17")}`;
 const median = (values: number[]) => {
   const sorted = [...values].sort((x, y) => x - y);
   return sorted[Math.floor(sorted.length / 2)]!;
@@ -55,13 +61,24 @@ const coveredRpcs = new Set([
   "payments.v2.PaymentIntentService/DeletePaymentIntent",
   "payments.v2.SettlementAccountService/CreateSettlementAccount",
   "payments.v2.SettlementAccountService/ListSettlementAccounts",
+  "payments.v2.EventService/ListEvents",
+  "payments.v2.EventService/GetEvent",
+  "payments.v2.EventService/RedeliverEvent",
+  "payments.v2.EventService/StreamEvents",
+  "payments.v2.WebhookEndpointService/CreateWebhookEndpoint",
+  "payments.v2.WebhookEndpointService/ListWebhookEndpoints",
+  "payments.v2.WebhookEndpointService/DeleteWebhookEndpoint",
+  "payments.v2.WebhookEndpointService/RotateWebhookEndpointSecret",
+  "payments.v2.WebhookEndpointService/ListWebhookDeliveries",
 ]);
 
 /**
  * runTenantIsolation: merchant a is the victim, merchant b the attacker. The
  * attacker tries every REST route and RPC (Connect JSON and gRPC) with the
  * victim's intent ids, client references, page token, settlement account and
- * checkout tokens. Nothing of the victim's may be read, changed or revealed:
+ * checkout tokens, and the victim's events and webhook endpoint (read,
+ * redeliver, list deliveries, delete, rotate, resume a stream after). Nothing
+ * of the victim's may be read, changed or revealed:
  * every answer is what a random id would get, no answer carries a victim
  * value the request did not, the victim's data reads the same afterwards,
  * and a 404 for the victim's id takes as long as one for a random id.
@@ -126,214 +143,331 @@ export async function runTenantIsolation(target: DrillTarget, options: TenantIso
   const victimPage = (await call("GET", "/v2/payment-intents?pageSize=1", victim.key)).json as { nextPageToken: string };
   const checkoutTokens = intents.map((intent) => intent.checkoutLink.slice(intent.checkoutLink.lastIndexOf("/") + 1));
   secrets.push(account.id, ...intents.map((i) => i.id), ...checkoutTokens, victimPage.nextPageToken);
-  const snapshot = async () =>
-    JSON.stringify([
-      (await call("GET", "/v2/payment-intents?pageSize=100", victim.key)).json,
-      (await call("GET", "/v2/settlement-accounts", victim.key)).json,
-      ...(await Promise.all(intents.map(async (i) => (await call("GET", `/v2/payment-intents/${i.id}`, victim.key)).json))),
-    ]);
-  const before = await snapshot();
 
-  // The attacker's own intent, so its lists are not trivially empty.
-  const own = await attack("POST", "/v2/payment-intents", { amount: 500, customerEmail: "attacker@example.com", clientReference: "attacker-own-1" });
-  const [v1] = intents as [(typeof intents)[number]];
-  const randomId = randomIntentId();
+  // The victim's webhook endpoint (a receiver that answers 204, on 127.0.0.1: the target allows private URLs)
+  // registered before its intents' events, so it has deliveries; one more intent so there is one.
+  const hook = createServer((req, res) => req.resume().on("end", () => res.writeHead(204).end()));
+  await new Promise<void>((resolve) => hook.listen(0, "127.0.0.1", resolve));
+  const hookUrl = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/victim-secret-hook`;
+  try {
+    const endpointReply = await call("POST", "/v2/webhook-endpoints", victim.key, { url: hookUrl, description: "victim secret hook" });
+    if (endpointReply.status !== 201) throw new Error(`victim setup: endpoint HTTP ${endpointReply.status} ${endpointReply.text}`);
+    const endpoint = endpointReply.json as { id: string; secret: string };
+    const lastIntent = await call("POST", "/v2/payment-intents", victim.key, { amount: 40_000, customerEmail: victimEmail, clientReference: "victim-order-4" });
+    if (lastIntent.status !== 201) throw new Error(`victim setup: HTTP ${lastIntent.status} ${lastIntent.text}`);
+    const victimEvents = ((await call("GET", "/v2/events?pageSize=100", victim.key)).json.events ?? []) as { id: string; data: { id: string } }[];
+    const victimEvent = victimEvents.find((e) => e.data.id === (lastIntent.json as { id: string }).id);
+    if (!victimEvent) throw new Error(`victim setup: no event for ${String(lastIntent.json.id)} in ${JSON.stringify(victimEvents).slice(0, 200)}`);
+    secrets.push(endpoint.id, endpoint.secret, hookUrl, (lastIntent.json as { id: string }).id, ...victimEvents.map((e) => e.id));
+    const deliveriesPath = `/v2/webhook-endpoints/${endpoint.id}/deliveries`;
+    // Deliveries settle first (the victim's receiver answers at once), so only the attacker could change them.
+    for (let waited = 0; waited < 2000; waited += 100) {
+      const listed = ((await call("GET", deliveriesPath, victim.key)).json.deliveries ?? []) as { status: string }[];
+      if (listed.length > 0 && listed.every((d) => d.status !== "pending")) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
 
-  // REST: read and delete by id, as a random id would answer.
-  for (const method of ["GET", "DELETE"]) {
-    const foreign = await attack(method, `/v2/payment-intents/${v1.id}`);
-    const unknown = await attack(method, `/v2/payment-intents/${randomId}`);
-    record(
-      `REST ${method} /v2/payment-intents/{victim id}`,
-      foreign.status === 404 && unknown.status === 404 && sameModulo(foreign.json.message, unknown.json.message, v1.id, randomId),
-      `${foreign.status} ${foreign.json.message}; random id: ${unknown.status}`,
-    );
-  }
-  for (const token of checkoutTokens.slice(0, 1)) {
-    const byToken = await attack("GET", `/v2/payment-intents/${token}`);
-    record("REST GET /v2/payment-intents/{victim checkout token}", byToken.status === 404, `${byToken.status} ${byToken.json.message}`);
-  }
-  const byReference = await attack("GET", `/v2/payment-intents?clientReference=${v1.clientReference}`);
-  record(
-    "REST list ?clientReference={victim reference}",
-    byReference.status === 200 && JSON.stringify(byReference.json) === '{"paymentIntents":[]}',
-    `${byReference.status} ${byReference.text.slice(0, 80)}`,
-  );
-  const withToken = await attack("GET", `/v2/payment-intents?pageSize=1&pageToken=${encodeURIComponent(victimPage.nextPageToken)}`);
-  const forged = await attack("GET", `/v2/payment-intents?pageSize=1&pageToken=${encodeURIComponent(`${victimPage.nextPageToken.slice(0, -2)}AA`)}`);
-  record(
-    "REST list ?pageToken={victim page token}",
-    withToken.status === 400 && withToken.json.message === forged.json.message,
-    `${withToken.status} ${withToken.json.message}; forged token: ${forged.status}`,
-  );
-  const attackerList = await attack("GET", "/v2/payment-intents?pageSize=100");
-  const listed = ((attackerList.json.paymentIntents ?? []) as { id: string }[]).map((i) => i.id);
-  record("REST list (no filter)", attackerList.status === 200 && listed.join() === String(own.json.id), `lists ${listed.length} intent(s), its own`);
-  const sameReference = await attack("POST", "/v2/payment-intents", { amount: 700, customerEmail: "attacker@example.com", clientReference: v1.clientReference });
-  record(
-    "REST create with the victim's clientReference",
-    sameReference.status === 201,
-    `${sameReference.status}: a reference is per merchant, so the victim's use of it is neither reported (409) nor replayed (200)`,
-  );
-  const randomAccount = `sa_${crypto.randomUUID()}`;
-  const splitBody = (id: string) => ({
-    amount: 900,
-    customerEmail: "attacker@example.com",
-    clientReference: `attacker-split-${id.slice(-6)}`,
-    settlementAccounts: [{ settlementAccountId: id, splitAmount: 100 }],
-  });
-  const foreignSplit = await attack("POST", "/v2/payment-intents", splitBody(account.id));
-  const unknownSplit = await attack("POST", "/v2/payment-intents", splitBody(randomAccount));
-  record(
-    "REST create with a split to the victim's settlement account",
-    foreignSplit.status === 400 && sameModulo(foreignSplit.json.message, unknownSplit.json.message, account.id, randomAccount),
-    `${foreignSplit.status} ${foreignSplit.json.message}`,
-  );
-  const sameBankAccount = await attack("POST", "/v2/settlement-accounts", { ...victimAccount, accountName: "Attacker Ltd", bankName: "Attacker Bank" });
-  record(
-    "REST register the victim's bank account number",
-    sameBankAccount.status === 201,
-    `${sameBankAccount.status}: registered as the attacker's own, without naming the victim's (409 would)`,
-  );
-  const accounts = await attack("GET", "/v2/settlement-accounts");
-  const accountIds = ((accounts.json.settlementAccounts ?? []) as { id: string }[]).map((x) => x.id);
-  record("REST list settlement accounts", !accountIds.includes(account.id), `lists ${accountIds.length} account(s), its own`);
+    const snapshot = async () =>
+      JSON.stringify([
+        (await call("GET", "/v2/payment-intents?pageSize=100", victim.key)).json,
+        (await call("GET", "/v2/settlement-accounts", victim.key)).json,
+        ...(await Promise.all(intents.map(async (i) => (await call("GET", `/v2/payment-intents/${i.id}`, victim.key)).json))),
+        (await call("GET", "/v2/events?pageSize=100", victim.key)).json,
+        (await call("GET", "/v2/webhook-endpoints", victim.key)).json,
+        (await call("GET", deliveriesPath, victim.key)).json,
+      ]);
+    const before = await snapshot();
 
-  // RPC, over Connect JSON and over gRPC: the same attempts.
-  const transports: [string, Transport][] = [
-    ["Connect JSON", createConnectTransport({ baseUrl: target.url, httpVersion: "1.1", useBinaryFormat: false })],
-    ["gRPC", createGrpcTransport({ baseUrl: target.url })],
-  ];
-  const headers = { authorization: `Bearer ${attacker.key}` };
-  for (const [protocol, transport] of transports) {
-    const intentsRpc: Client<typeof PaymentIntentService> = createClient(PaymentIntentService, transport);
-    const accountsRpc: Client<typeof SettlementAccountService> = createClient(SettlementAccountService, transport);
-    /** outcome runs one call; `what` names it and carries every value the request sent. */
-    const outcome = async (what: string, run: () => Promise<unknown>): Promise<{ code: Code | "OK"; message: string; text: string }> => {
-      try {
-        const value = await run();
-        const text = JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v));
-        scan(`${protocol} ${what}`, what, text);
-        return { code: "OK", message: "", text };
-      } catch (error) {
-        const e = ConnectError.from(error);
-        scan(`${protocol} ${what}`, what, e.rawMessage);
-        return { code: e.code, message: e.rawMessage, text: e.rawMessage };
-      }
-    };
-    for (const [name, run] of [
-      ["GetPaymentIntent", (id: string) => intentsRpc.getPaymentIntent({ id }, { headers })],
-      ["DeletePaymentIntent", (id: string) => intentsRpc.deletePaymentIntent({ id }, { headers })],
-    ] as const) {
-      const foreign = await outcome(`${name} ${v1.id}`, () => run(v1.id));
-      const unknown = await outcome(`${name} ${randomId}`, () => run(randomId));
+    // The attacker's own intent, so its lists are not trivially empty.
+    const own = await attack("POST", "/v2/payment-intents", { amount: 500, customerEmail: "attacker@example.com", clientReference: "attacker-own-1" });
+    const [v1] = intents as [(typeof intents)[number]];
+    const randomId = randomIntentId();
+
+    // REST: read and delete by id, as a random id would answer.
+    for (const method of ["GET", "DELETE"]) {
+      const foreign = await attack(method, `/v2/payment-intents/${v1.id}`);
+      const unknown = await attack(method, `/v2/payment-intents/${randomId}`);
       record(
-        `${protocol} ${name}({victim id})`,
-        foreign.code === Code.NotFound && sameModulo(foreign.message, unknown.message, v1.id, randomId),
-        `${Code[foreign.code as Code] ?? foreign.code}: ${foreign.message}`,
+        `REST ${method} /v2/payment-intents/{victim id}`,
+        foreign.status === 404 && unknown.status === 404 && sameModulo(foreign.json.message, unknown.json.message, v1.id, randomId),
+        `${foreign.status} ${foreign.json.message}; random id: ${unknown.status}`,
       );
     }
-    const listByRef = await outcome(`ListPaymentIntents ${v1.clientReference}`, () =>
-      intentsRpc.listPaymentIntents({ clientReference: v1.clientReference }, { headers }),
-    );
-    record(`${protocol} ListPaymentIntents({victim reference})`, listByRef.code === "OK" && !listByRef.text.includes(v1.id), listByRef.text.slice(0, 80));
-    const listByToken = await outcome(`ListPaymentIntents ${victimPage.nextPageToken}`, () =>
-      intentsRpc.listPaymentIntents({ pageSize: 1, pageToken: victimPage.nextPageToken }, { headers }),
-    );
-    record(`${protocol} ListPaymentIntents({victim page token})`, listByToken.code === Code.InvalidArgument, `${Code[listByToken.code as Code]}: ${listByToken.message}`);
-    const createRef = await outcome(`CreatePaymentIntent ${v1.clientReference}`, () =>
-      intentsRpc.createPaymentIntent(
-        { amount: 800n, customerEmail: "attacker@example.com", clientReference: `${v1.clientReference}-${protocol.length}` },
-        { headers },
-      ),
-    );
-    const createSameRef = await outcome(`CreatePaymentIntent ${v1.clientReference}`, () =>
-      intentsRpc.createPaymentIntent({ amount: 700n, customerEmail: "attacker@example.com", clientReference: v1.clientReference }, { headers }),
-    );
+    for (const token of checkoutTokens.slice(0, 1)) {
+      const byToken = await attack("GET", `/v2/payment-intents/${token}`);
+      record("REST GET /v2/payment-intents/{victim checkout token}", byToken.status === 404, `${byToken.status} ${byToken.json.message}`);
+    }
+    const byReference = await attack("GET", `/v2/payment-intents?clientReference=${v1.clientReference}`);
     record(
-      `${protocol} CreatePaymentIntent({victim reference})`,
-      createRef.code === "OK" && createSameRef.code === "OK",
-      "created in the attacker's own namespace (an identical replay of the attacker's earlier create)",
+      "REST list ?clientReference={victim reference}",
+      byReference.status === 200 && JSON.stringify(byReference.json) === '{"paymentIntents":[]}',
+      `${byReference.status} ${byReference.text.slice(0, 80)}`,
     );
-    const createSplit = await outcome(`CreatePaymentIntent ${account.id}`, () =>
-      intentsRpc.createPaymentIntent(
-        {
-          amount: 900n,
-          customerEmail: "attacker@example.com",
-          clientReference: `rpc-split-${protocol.length}`,
-          settlementAccounts: [{ settlementAccountId: account.id, splitAmount: 100n }],
-        },
-        { headers },
-      ),
-    );
-    record(`${protocol} CreatePaymentIntent(split to the victim's account)`, createSplit.code === Code.InvalidArgument, `${Code[createSplit.code as Code]}: ${createSplit.message}`);
-    const createAccount = await outcome(`CreateSettlementAccount ${JSON.stringify(victimAccount)}`, () =>
-      accountsRpc.createSettlementAccount({ ...victimAccount, accountName: "Attacker Ltd", bankName: "Attacker Bank" }, { headers }),
-    );
+    const withToken = await attack("GET", `/v2/payment-intents?pageSize=1&pageToken=${encodeURIComponent(victimPage.nextPageToken)}`);
+    const forged = await attack("GET", `/v2/payment-intents?pageSize=1&pageToken=${encodeURIComponent(`${victimPage.nextPageToken.slice(0, -2)}AA`)}`);
     record(
-      `${protocol} CreateSettlementAccount(victim's bank account number)`,
-      createAccount.code === "OK" || (createAccount.code === Code.AlreadyExists && !createAccount.message.includes(account.id)),
-      createAccount.code === "OK" ? "registered as the attacker's own" : createAccount.message,
+      "REST list ?pageToken={victim page token}",
+      withToken.status === 400 && withToken.json.message === forged.json.message,
+      `${withToken.status} ${withToken.json.message}; forged token: ${forged.status}`,
     );
-    const listAccounts = await outcome("ListSettlementAccounts", () => accountsRpc.listSettlementAccounts({}, { headers }));
-    record(`${protocol} ListSettlementAccounts`, listAccounts.code === "OK" && !listAccounts.text.includes(account.id), "only the attacker's own");
-  }
-
-  // The checkout page is the customer's capability: the link alone opens it,
-  // and the attacker's key changes nothing.
-  let checkoutStatus: TenantIsolationResult["checkoutStatus"];
-  const page = await call("GET", `${target.url}/checkout/${checkoutTokens[0]}`, attacker.key);
-  if (page.status !== 404 || page.json.message === undefined || !/no route/.test(String(page.json.message))) {
-    const anonymous = await call("GET", `${target.url}/checkout/${checkoutTokens[0]}`, null);
-    const unknownPage = await call("GET", `${target.url}/checkout/${Buffer.alloc(32, 7).toString("base64url")}`, attacker.key);
-    checkoutStatus = { withKey: page.status, withoutKey: anonymous.status };
+    const attackerList = await attack("GET", "/v2/payment-intents?pageSize=100");
+    const listed = ((attackerList.json.paymentIntents ?? []) as { id: string }[]).map((i) => i.id);
+    record("REST list (no filter)", attackerList.status === 200 && listed.join() === String(own.json.id), `lists ${listed.length} intent(s), its own`);
+    const sameReference = await attack("POST", "/v2/payment-intents", { amount: 700, customerEmail: "attacker@example.com", clientReference: v1.clientReference });
     record(
-      "GET /checkout/{victim token} with the attacker's key",
-      page.status === anonymous.status && unknownPage.status === 404,
-      `${page.status} with the key, ${anonymous.status} without (the link is the customer's capability; the key adds nothing); unknown token ${unknownPage.status}`,
+      "REST create with the victim's clientReference",
+      sameReference.status === 201,
+      `${sameReference.status}: a reference is per merchant, so the victim's use of it is neither reported (409) nor replayed (200)`,
     );
-  }
+    const randomAccount = `sa_${crypto.randomUUID()}`;
+    const splitBody = (id: string) => ({
+      amount: 900,
+      customerEmail: "attacker@example.com",
+      clientReference: `attacker-split-${id.slice(-6)}`,
+      settlementAccounts: [{ settlementAccountId: id, splitAmount: 100 }],
+    });
+    const foreignSplit = await attack("POST", "/v2/payment-intents", splitBody(account.id));
+    const unknownSplit = await attack("POST", "/v2/payment-intents", splitBody(randomAccount));
+    record(
+      "REST create with a split to the victim's settlement account",
+      foreignSplit.status === 400 && sameModulo(foreignSplit.json.message, unknownSplit.json.message, account.id, randomAccount),
+      `${foreignSplit.status} ${foreignSplit.json.message}`,
+    );
+    const sameBankAccount = await attack("POST", "/v2/settlement-accounts", { ...victimAccount, accountName: "Attacker Ltd", bankName: "Attacker Bank" });
+    record(
+      "REST register the victim's bank account number",
+      sameBankAccount.status === 201,
+      `${sameBankAccount.status}: registered as the attacker's own, without naming the victim's (409 would)`,
+    );
+    const accounts = await attack("GET", "/v2/settlement-accounts");
+    const accountIds = ((accounts.json.settlementAccounts ?? []) as { id: string }[]).map((x) => x.id);
+    record("REST list settlement accounts", !accountIds.includes(account.id), `lists ${accountIds.length} account(s), its own`);
 
-  // 404 timing: the victim's id against random ids, interleaved.
-  const victimTimes: number[] = [];
-  const randomTimes: number[] = [];
-  const timeGet = async (id: string) => {
-    const started = performance.now();
-    const res = await fetch(`${rest}/v2/payment-intents/${id}`, { headers: { authorization: `Bearer ${attacker.key}` } });
-    await res.arrayBuffer();
-    return performance.now() - started;
-  };
-  for (let i = 0; i < 20; i++) await timeGet(i % 2 ? v1.id : randomIntentId());
-  for (let i = 0; i < options.timingSamples; i++) {
-    victimTimes.push(await timeGet(intents[i % intents.length]!.id));
-    randomTimes.push(await timeGet(randomIntentId()));
-  }
-  const victimMedianMs = median(victimTimes);
-  const randomMedianMs = median(randomTimes);
-  const tolerance = Math.max(options.timingToleranceMs, options.timingToleranceRatio * Math.min(victimMedianMs, randomMedianMs));
-  const timing = {
-    victimMedianMs,
-    randomMedianMs,
-    samples: options.timingSamples,
-    withinNoise: Math.abs(victimMedianMs - randomMedianMs) <= tolerance,
-  };
+    // REST: the victim's event and endpoint, as a random id of the same kind would answer.
+    const ownEvents = ((await attack("GET", "/v2/events")).json.events ?? []) as { id: string }[];
+    const randomEvent = randomLike(victimEvent.id);
+    const randomEndpoint = randomLike(endpoint.id);
+    for (const [name, method, path, body, victimId, randomOf] of [
+      ["GET /v2/events/{victim event}", "GET", (id: string) => `/v2/events/${id}`, undefined, victimEvent.id, randomEvent],
+      ["POST /v2/events/{victim event}/redeliver", "POST", (id: string) => `/v2/events/${id}/redeliver`, {}, victimEvent.id, randomEvent],
+      ["GET /v2/webhook-endpoints/{victim endpoint}/deliveries", "GET", (id: string) => `/v2/webhook-endpoints/${id}/deliveries`, undefined, endpoint.id, randomEndpoint],
+      ["POST /v2/webhook-endpoints/{victim endpoint}/rotate-secret", "POST", (id: string) => `/v2/webhook-endpoints/${id}/rotate-secret`, {}, endpoint.id, randomEndpoint],
+      ["DELETE /v2/webhook-endpoints/{victim endpoint}", "DELETE", (id: string) => `/v2/webhook-endpoints/${id}`, undefined, endpoint.id, randomEndpoint],
+    ] as const) {
+      const foreign = await attack(method, path(victimId), body);
+      const unknown = await attack(method, path(randomOf), body);
+      record(
+        `REST ${name}`,
+        foreign.status === 404 && unknown.status === 404 && sameModulo(foreign.json.message, unknown.json.message, victimId, randomOf),
+        `${foreign.status} ${foreign.json.message}; random id: ${unknown.status}`,
+      );
+    }
+    if (ownEvents[0]) {
+      const toVictim = await attack("POST", `/v2/events/${ownEvents[0].id}/redeliver`, { webhookEndpointId: endpoint.id });
+      const toRandom = await attack("POST", `/v2/events/${ownEvents[0].id}/redeliver`, { webhookEndpointId: randomEndpoint });
+      record(
+        "REST POST /v2/events/{own event}/redeliver to the victim's endpoint",
+        toVictim.status === 404 && toRandom.status === 404 && sameModulo(toVictim.json.message, toRandom.json.message, endpoint.id, randomEndpoint),
+        `${toVictim.status} ${toVictim.json.message}; random endpoint: ${toRandom.status}`,
+      );
+    } else {
+      record("REST POST /v2/events/{own event}/redeliver to the victim's endpoint", false, "the attacker has no event of its own to try it with");
+    }
+    const eventsOfVictimIntent = await attack("GET", `/v2/events?paymentIntentId=${v1.id}`);
+    record(
+      "REST list events ?paymentIntentId={victim id}",
+      eventsOfVictimIntent.status === 200 && JSON.stringify(eventsOfVictimIntent.json.events ?? []) === "[]",
+      `${eventsOfVictimIntent.status} ${eventsOfVictimIntent.text.slice(0, 80)}`,
+    );
+    record("REST list events (no filter)", ownEvents.length > 0 && !ownEvents.some((e) => victimEvents.some((v) => v.id === e.id)), `lists ${ownEvents.length} event(s), its own`);
+    const endpointsList = await attack("GET", "/v2/webhook-endpoints");
+    record(
+      "REST list webhook endpoints",
+      endpointsList.status === 200 && !endpointsList.text.includes(endpoint.id),
+      `${endpointsList.status}, lists ${((endpointsList.json.webhookEndpoints ?? []) as unknown[]).length} endpoint(s)`,
+    );
 
-  const after = await snapshot();
-  const uncoveredRpcs = [PaymentIntentService, SettlementAccountService]
-    .flatMap((service) => service.methods.map((m) => `${service.typeName}/${m.name}`))
-    .filter((name) => !coveredRpcs.has(name));
-  const passed =
-    attempts.every((x) => x.ok) && leaks.length === 0 && before === after && timing.withinNoise && uncoveredRpcs.length === 0;
-  return {
-    attempts,
-    leaks,
-    victimUnchanged: before === after,
-    victimChanges: before === after ? "" : `before: ${before.slice(0, 400)}\nafter: ${after.slice(0, 400)}`,
-    timing,
-    uncoveredRpcs,
-    checkoutStatus,
-    passed,
-  };
+    // RPC, over Connect JSON and over gRPC: the same attempts.
+    const transports: [string, Transport][] = [
+      ["Connect JSON", createConnectTransport({ baseUrl: target.url, httpVersion: "1.1", useBinaryFormat: false })],
+      ["gRPC", createGrpcTransport({ baseUrl: target.url })],
+    ];
+    const headers = { authorization: `Bearer ${attacker.key}` };
+    for (const [protocol, transport] of transports) {
+      const intentsRpc: Client<typeof PaymentIntentService> = createClient(PaymentIntentService, transport);
+      const accountsRpc: Client<typeof SettlementAccountService> = createClient(SettlementAccountService, transport);
+      const eventsRpc: Client<typeof EventService> = createClient(EventService, transport);
+      const endpointsRpc: Client<typeof WebhookEndpointService> = createClient(WebhookEndpointService, transport);
+      /** outcome runs one call; `what` names it and carries every value the request sent. */
+      const outcome = async (what: string, run: () => Promise<unknown>): Promise<{ code: Code | "OK"; message: string; text: string }> => {
+        try {
+          const value = await run();
+          const text = JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v));
+          scan(`${protocol} ${what}`, what, text);
+          return { code: "OK", message: "", text };
+        } catch (error) {
+          const e = ConnectError.from(error);
+          scan(`${protocol} ${what}`, what, e.rawMessage);
+          return { code: e.code, message: e.rawMessage, text: e.rawMessage };
+        }
+      };
+      for (const [name, run] of [
+        ["GetPaymentIntent", (id: string) => intentsRpc.getPaymentIntent({ id }, { headers })],
+        ["DeletePaymentIntent", (id: string) => intentsRpc.deletePaymentIntent({ id }, { headers })],
+      ] as const) {
+        const foreign = await outcome(`${name} ${v1.id}`, () => run(v1.id));
+        const unknown = await outcome(`${name} ${randomId}`, () => run(randomId));
+        record(
+          `${protocol} ${name}({victim id})`,
+          foreign.code === Code.NotFound && sameModulo(foreign.message, unknown.message, v1.id, randomId),
+          `${Code[foreign.code as Code] ?? foreign.code}: ${foreign.message}`,
+        );
+      }
+      const listByRef = await outcome(`ListPaymentIntents ${v1.clientReference}`, () =>
+        intentsRpc.listPaymentIntents({ clientReference: v1.clientReference }, { headers }),
+      );
+      record(`${protocol} ListPaymentIntents({victim reference})`, listByRef.code === "OK" && !listByRef.text.includes(v1.id), listByRef.text.slice(0, 80));
+      const listByToken = await outcome(`ListPaymentIntents ${victimPage.nextPageToken}`, () =>
+        intentsRpc.listPaymentIntents({ pageSize: 1, pageToken: victimPage.nextPageToken }, { headers }),
+      );
+      record(`${protocol} ListPaymentIntents({victim page token})`, listByToken.code === Code.InvalidArgument, `${Code[listByToken.code as Code]}: ${listByToken.message}`);
+      const createRef = await outcome(`CreatePaymentIntent ${v1.clientReference}`, () =>
+        intentsRpc.createPaymentIntent(
+          { amount: 800n, customerEmail: "attacker@example.com", clientReference: `${v1.clientReference}-${protocol.length}` },
+          { headers },
+        ),
+      );
+      const createSameRef = await outcome(`CreatePaymentIntent ${v1.clientReference}`, () =>
+        intentsRpc.createPaymentIntent({ amount: 700n, customerEmail: "attacker@example.com", clientReference: v1.clientReference }, { headers }),
+      );
+      record(
+        `${protocol} CreatePaymentIntent({victim reference})`,
+        createRef.code === "OK" && createSameRef.code === "OK",
+        "created in the attacker's own namespace (an identical replay of the attacker's earlier create)",
+      );
+      const createSplit = await outcome(`CreatePaymentIntent ${account.id}`, () =>
+        intentsRpc.createPaymentIntent(
+          {
+            amount: 900n,
+            customerEmail: "attacker@example.com",
+            clientReference: `rpc-split-${protocol.length}`,
+            settlementAccounts: [{ settlementAccountId: account.id, splitAmount: 100n }],
+          },
+          { headers },
+        ),
+      );
+      record(`${protocol} CreatePaymentIntent(split to the victim's account)`, createSplit.code === Code.InvalidArgument, `${Code[createSplit.code as Code]}: ${createSplit.message}`);
+      const createAccount = await outcome(`CreateSettlementAccount ${JSON.stringify(victimAccount)}`, () =>
+        accountsRpc.createSettlementAccount({ ...victimAccount, accountName: "Attacker Ltd", bankName: "Attacker Bank" }, { headers }),
+      );
+      record(
+        `${protocol} CreateSettlementAccount(victim's bank account number)`,
+        createAccount.code === "OK" || (createAccount.code === Code.AlreadyExists && !createAccount.message.includes(account.id)),
+        createAccount.code === "OK" ? "registered as the attacker's own" : createAccount.message,
+      );
+      const listAccounts = await outcome("ListSettlementAccounts", () => accountsRpc.listSettlementAccounts({}, { headers }));
+      record(`${protocol} ListSettlementAccounts`, listAccounts.code === "OK" && !listAccounts.text.includes(account.id), "only the attacker's own");
+
+      for (const [name, run, victimId, randomOf] of [
+        ["GetEvent", (id: string) => eventsRpc.getEvent({ id }, { headers }), victimEvent.id, randomEvent],
+        ["RedeliverEvent", (id: string) => eventsRpc.redeliverEvent({ id }, { headers }), victimEvent.id, randomEvent],
+        ["ListWebhookDeliveries", (id: string) => endpointsRpc.listWebhookDeliveries({ id }, { headers }), endpoint.id, randomEndpoint],
+        ["RotateWebhookEndpointSecret", (id: string) => endpointsRpc.rotateWebhookEndpointSecret({ id }, { headers }), endpoint.id, randomEndpoint],
+        ["DeleteWebhookEndpoint", (id: string) => endpointsRpc.deleteWebhookEndpoint({ id }, { headers }), endpoint.id, randomEndpoint],
+        ["StreamEvents(afterEventId)", (id: string) => firstOfStream(eventsRpc.streamEvents({ afterEventId: id }, { headers, signal: AbortSignal.timeout(3000) })), victimEvent.id, randomEvent],
+      ] as const) {
+        const foreign = await outcome(`${name} ${victimId}`, () => run(victimId));
+        const unknown = await outcome(`${name} ${randomOf}`, () => run(randomOf));
+        record(
+          `${protocol} ${name}({victim id})`,
+          foreign.code === Code.NotFound && unknown.code === Code.NotFound && sameModulo(foreign.message, unknown.message, victimId, randomOf),
+          `${Code[foreign.code as Code] ?? foreign.code}: ${foreign.message}; random id: ${Code[unknown.code as Code] ?? unknown.code}`,
+        );
+      }
+      if (ownEvents[0]) {
+        const toVictim = await outcome(`RedeliverEvent ${ownEvents[0].id} ${endpoint.id}`, () =>
+          eventsRpc.redeliverEvent({ id: ownEvents[0]!.id, webhookEndpointId: endpoint.id }, { headers }),
+        );
+        record(`${protocol} RedeliverEvent(own event, victim's endpoint)`, toVictim.code === Code.NotFound, `${Code[toVictim.code as Code] ?? toVictim.code}: ${toVictim.message}`);
+      }
+      const listEvents = await outcome(`ListEvents ${v1.id}`, () => eventsRpc.listEvents({ paymentIntentId: v1.id }, { headers }));
+      record(`${protocol} ListEvents({victim intent id})`, listEvents.code === "OK" && !victimEvents.some((e) => listEvents.text.includes(e.id)), listEvents.text.slice(0, 80));
+      const listEndpoints = await outcome("ListWebhookEndpoints", () => endpointsRpc.listWebhookEndpoints({}, { headers }));
+      record(`${protocol} ListWebhookEndpoints`, listEndpoints.code === "OK" && !listEndpoints.text.includes(endpoint.id), "only the attacker's own");
+      // The attacker's own endpoint at the victim's URL: its own, the victim's stays as it was.
+      const createEndpoint = await outcome(`CreateWebhookEndpoint ${hookUrl}`, () => endpointsRpc.createWebhookEndpoint({ url: hookUrl }, { headers }));
+      record(
+        `${protocol} CreateWebhookEndpoint(victim's URL)`,
+        createEndpoint.code === "OK" && !createEndpoint.text.includes(endpoint.id) && !createEndpoint.text.includes(endpoint.secret),
+        createEndpoint.code === "OK" ? "registered as the attacker's own, with a secret of its own" : createEndpoint.message,
+      );
+    }
+
+    // The checkout page is the customer's capability: the link alone opens it,
+    // and the attacker's key changes nothing.
+    let checkoutStatus: TenantIsolationResult["checkoutStatus"];
+    const page = await call("GET", `${target.url}/checkout/${checkoutTokens[0]}`, attacker.key);
+    if (page.status !== 404 || page.json.message === undefined || !/no route/.test(String(page.json.message))) {
+      const anonymous = await call("GET", `${target.url}/checkout/${checkoutTokens[0]}`, null);
+      const unknownPage = await call("GET", `${target.url}/checkout/${Buffer.alloc(32, 7).toString("base64url")}`, attacker.key);
+      checkoutStatus = { withKey: page.status, withoutKey: anonymous.status };
+      record(
+        "GET /checkout/{victim token} with the attacker's key",
+        page.status === anonymous.status && unknownPage.status === 404,
+        `${page.status} with the key, ${anonymous.status} without (the link is the customer's capability; the key adds nothing); unknown token ${unknownPage.status}`,
+      );
+    }
+
+    // 404 timing: the victim's id against random ids, interleaved.
+    const victimTimes: number[] = [];
+    const randomTimes: number[] = [];
+    const timeGet = async (id: string) => {
+      const started = performance.now();
+      const res = await fetch(`${rest}/v2/payment-intents/${id}`, { headers: { authorization: `Bearer ${attacker.key}` } });
+      await res.arrayBuffer();
+      return performance.now() - started;
+    };
+    for (let i = 0; i < 20; i++) await timeGet(i % 2 ? v1.id : randomIntentId());
+    for (let i = 0; i < options.timingSamples; i++) {
+      victimTimes.push(await timeGet(intents[i % intents.length]!.id));
+      randomTimes.push(await timeGet(randomIntentId()));
+    }
+    const victimMedianMs = median(victimTimes);
+    const randomMedianMs = median(randomTimes);
+    const tolerance = Math.max(options.timingToleranceMs, options.timingToleranceRatio * Math.min(victimMedianMs, randomMedianMs));
+    const timing = {
+      victimMedianMs,
+      randomMedianMs,
+      samples: options.timingSamples,
+      withinNoise: Math.abs(victimMedianMs - randomMedianMs) <= tolerance,
+    };
+
+    const after = await snapshot();
+    const uncoveredRpcs = [PaymentIntentService, SettlementAccountService, EventService, WebhookEndpointService]
+      .flatMap((service) => service.methods.map((m) => `${service.typeName}/${m.name}`))
+      .filter((name) => !coveredRpcs.has(name));
+    const passed =
+      attempts.every((x) => x.ok) && leaks.length === 0 && before === after && timing.withinNoise && uncoveredRpcs.length === 0;
+    return {
+      attempts,
+      leaks,
+      victimUnchanged: before === after,
+      victimChanges: before === after ? "" : `before: ${before.slice(0, 400)}\nafter: ${after.slice(0, 400)}`,
+      timing,
+      uncoveredRpcs,
+      checkoutStatus,
+      passed,
+    };
+  } finally {
+    hook.closeAllConnections();
+    await new Promise((resolve) => hook.close(resolve));
+  }
+}
+
+/** firstOfStream reads a server stream's first message (or its error): a stream that accepted the cursor waits, and times out. */
+async function firstOfStream(stream: AsyncIterable<unknown>): Promise<unknown> {
+  for await (const message of stream) return message;
+  return undefined;
 }
 
 /** describeTenantIsolation is the drill's report. */

@@ -9,11 +9,13 @@ import type { IntentWithAccount } from "../../src/store/payment-intent-store.js"
 import type { PostgresStores } from "../../src/store/postgres/open-postgres-stores.js";
 import { createManualClock } from "../support/manual-clock.js";
 import { createTestDatabase, openMigratedStores, postgresUnavailable, queryDatabase, type TestDatabase } from "../support/postgres.js";
+import { createLiveIntents } from "./support/live-intents.js";
 
 const skip = await postgresUnavailable();
 
 const clock = createManualClock("2026-06-01T09:00:00.000Z");
 const ids = createIdGenerator(clock);
+const liveIntent = createLiveIntents(clock, ids);
 
 /** What the fake outbox rendered: enough to check what the store handed it. */
 interface Rendered {
@@ -52,31 +54,14 @@ describe("PostgreSQL outbox: events recorded with the intents' changes", { skip 
 
   const query = <R extends Record<string, unknown>>(sql: string, params: unknown[] = []) => queryDatabase<R>(db.url, sql, params);
 
-  function intentOf(clientReference: string, splits: string[] = [], merchant = merchantId): PaymentIntentRecord {
-    const now = clock.now();
-    return {
-      id: ids.paymentIntentId(),
-      merchantId: merchant,
-      amount: 10_000n,
-      totalAmount: 10_000n,
-      currency: "NGN",
-      country: "NG",
-      customerEmail: "ada@example.com",
-      receiptEmail: "ada@example.com",
-      status: "pending",
+  const intentOf = (clientReference: string, splits: string[] = [], merchant = merchantId): PaymentIntentRecord =>
+    liveIntent({
       clientReference,
-      paymentMethods: ["card"],
-      callbackUrl: null,
-      transaction: null,
+      merchantId: merchant,
       splits: splits.map((settlementAccountId) => ({ settlementAccountId, splitAmount: 1000n })),
-      checkoutToken: ids.checkoutToken(),
-      requestFingerprint: "0".repeat(64),
-      createdAt: now,
-      updatedAt: now,
-      expiresAt: new Date(now.getTime() + 3_600_000),
-      deletedAt: null,
-    };
-  }
+      expiresAt: new Date(clock.now().getTime() + 3_600_000),
+    });
+
 
   const deliveriesOf = async (eventId: string) =>
     (

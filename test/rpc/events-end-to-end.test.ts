@@ -8,26 +8,8 @@ import { WebhookEndpointService } from "../../gen/payments/v2/webhook_endpoints_
 import { startTestServer as startService, type TestServer as ServiceTestServer } from "../../src/testing/start-test-server.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 import { rpcProtocols } from "./support/rpc-helpers.js";
+import { take } from "./support/take-stream.js";
 
-/** take reads count messages from a stream, failing when they do not come within timeoutMs. */
-async function take(stream: AsyncIterator<Event>, count: number, timeoutMs = 5000): Promise<Event[]> {
-  const out: Event[] = [];
-  const deadline = Date.now() + timeoutMs;
-  while (out.length < count) {
-    let timer: NodeJS.Timeout | undefined;
-    const next = await Promise.race([
-      stream.next(),
-      new Promise<"timeout">((resolve) => {
-        timer = setTimeout(() => resolve("timeout"), Math.max(1, deadline - Date.now()));
-      }),
-    ]);
-    clearTimeout(timer);
-    if (next === "timeout") assert.fail(`only ${out.length} of ${count} events arrived within ${timeoutMs} ms`);
-    if (next.done) assert.fail(`the stream ended after ${out.length} of ${count} events`);
-    out.push(next.value);
-  }
-  return out;
-}
 
 // Events recorded by the server's own stores' outbox as intents change through the
 // API, streamed over every protocol.

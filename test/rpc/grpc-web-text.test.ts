@@ -5,30 +5,10 @@ import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
 import { CreatePaymentIntentRequestSchema, PaymentIntentSchema } from "../../gen/payments/v2/payment_intent_pb.js";
 import { uniqueReference } from "../support/rest-client.js";
+import { envelope as frame, splitEnvelopes as framesOf } from "../hostile/support/wire.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 
 const createPath = "/payments.v2.PaymentIntentService/CreatePaymentIntent";
-
-/** A gRPC-Web frame: flags, 4-byte big-endian length, data (grpc/doc/PROTOCOL-WEB.md). */
-function frame(flags: number, data: Uint8Array): Buffer {
-  const head = Buffer.alloc(5);
-  head[0] = flags;
-  head.writeUInt32BE(data.byteLength, 1);
-  return Buffer.concat([head, data]);
-}
-
-/** The frames of a response body, in order. */
-function framesOf(bytes: Buffer): { flags: number; data: Buffer }[] {
-  const frames: { flags: number; data: Buffer }[] = [];
-  let at = 0;
-  while (at < bytes.length) {
-    const length = bytes.readUInt32BE(at + 1);
-    frames.push({ flags: bytes[at]!, data: bytes.subarray(at + 5, at + 5 + length) });
-    at += 5 + length;
-  }
-  assert.equal(at, bytes.length, "the body ends on a frame boundary");
-  return frames;
-}
 
 /** The trailer frame's lines as a record. */
 function trailersOf(data: Buffer): Record<string, string> {

@@ -3,28 +3,14 @@ import http from "node:http";
 import { after, before, describe, it } from "node:test";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { EventSchema, StreamEventsRequestSchema } from "../../gen/payments/v2/events_pb.js";
+import { envelope as frame, splitEnvelopes } from "../hostile/support/wire.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 
 const piId = "pi_019aa3c4-0f7d-7e21-8a64-93b25c1d7e08";
 
-/** A gRPC-Web frame: flags, 4-byte big-endian length, data (grpc/doc/PROTOCOL-WEB.md). */
-function frame(flags: number, data: Uint8Array): Buffer {
-  const head = Buffer.alloc(5);
-  head[0] = flags;
-  head.writeUInt32BE(data.byteLength, 1);
-  return Buffer.concat([head, data]);
-}
-
 /** Decodes gRPC-Web text as a server streams it: one separately padded base64 chunk per frame. */
 function framesOfText(text: string): { flags: number; data: Buffer }[] {
-  const bytes = Buffer.concat(text.split(/(?<==)(?=[^=])/).map((chunk) => Buffer.from(chunk, "base64")));
-  const frames: { flags: number; data: Buffer }[] = [];
-  for (let at = 0; at + 5 <= bytes.length; ) {
-    const length = bytes.readUInt32BE(at + 1);
-    frames.push({ flags: bytes[at]!, data: bytes.subarray(at + 5, at + 5 + length) });
-    at += 5 + length;
-  }
-  return frames;
+  return splitEnvelopes(Buffer.concat(text.split(/(?<==)(?=[^=])/).map((chunk) => Buffer.from(chunk, "base64"))));
 }
 
 // The official grpc-web client speaks base64 text: a server stream arrives as

@@ -3,15 +3,8 @@ import http2 from "node:http2";
 import { after, before, describe, it } from "node:test";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { StreamEventsRequestSchema } from "../../gen/payments/v2/events_pb.js";
+import { envelope } from "../hostile/support/wire.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
-
-/** One gRPC length-prefixed message. */
-function grpcFrame(message: Uint8Array): Buffer {
-  const frame = Buffer.alloc(5 + message.length);
-  frame.writeUInt32BE(message.length, 1);
-  frame.set(message, 5);
-  return frame;
-}
 
 // A stream is written only as fast as its client reads: one that stops
 // reading (here: a flow-control window of zero, so no byte can be sent) is
@@ -36,7 +29,7 @@ describe("StreamEvents to a client that does not read", () => {
         te: "trailers",
         authorization: server.bearer(),
       });
-      stream.end(grpcFrame(toBinary(StreamEventsRequestSchema, create(StreamEventsRequestSchema, { afterEventId: first.id }))));
+      stream.end(envelope(0, toBinary(StreamEventsRequestSchema, create(StreamEventsRequestSchema, { afterEventId: first.id }))));
       const started = Date.now();
       let trailers: http2.IncomingHttpHeaders | undefined;
       stream.on("trailers", (headers) => (trailers = headers));

@@ -5,28 +5,10 @@ import { EventService, type Event } from "../../gen/payments/v2/events_pb.js";
 import type { EventRecord, EventType } from "../../src/domain/event.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 import { rpcProtocols } from "./support/rpc-helpers.js";
+import { take } from "./support/take-stream.js";
 
 const piId = (n: number) => `pi_019aa3c4-0f7d-7e21-8a64-93b25c1d7e${String(n % 100).padStart(2, "0")}`;
 
-/** take reads count messages from a stream, failing when they do not come within timeoutMs. */
-async function take(stream: AsyncIterator<Event>, count: number, timeoutMs = 5000): Promise<Event[]> {
-  const out: Event[] = [];
-  const deadline = Date.now() + timeoutMs;
-  while (out.length < count) {
-    let timer: NodeJS.Timeout | undefined;
-    const next = await Promise.race([
-      stream.next(),
-      new Promise<"timeout">((resolve) => {
-        timer = setTimeout(() => resolve("timeout"), Math.max(1, deadline - Date.now()));
-      }),
-    ]);
-    clearTimeout(timer);
-    if (next === "timeout") assert.fail(`only ${out.length} of ${count} events arrived within ${timeoutMs} ms`);
-    if (next.done) assert.fail(`the stream ended after ${out.length} of ${count} events`);
-    out.push(next.value);
-  }
-  return out;
-}
 
 /** failureOf reads a stream that must fail and returns its error. */
 async function failureOf(stream: AsyncIterable<Event>): Promise<ConnectError> {

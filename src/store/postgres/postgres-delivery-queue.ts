@@ -115,6 +115,28 @@ const updateEndpointText = `
   update webhook_endpoints set failing_since = $3, status = $4, disabled_reason = $5,
     updated_at = case when status = $4 then updated_at else $6 end
   where merchant_id = $1 and id = $2`;
+/**
+ * The common completion in one statement, without locking the endpoint: a
+ * success on an endpoint that is not failing changes nothing but the
+ * delivery (fenced by its lease token). Every completion locking the
+ * endpoint row made one endpoint's completions and claims take turns, which
+ * capped one endpoint's deliveries at a few hundred a second. Reading
+ * failing_since unlocked is safe: a failure that commits after this snapshot
+ * is ordered after this success, and sets failing_since itself. When the
+ * endpoint is failing (first column false) nothing is written and the locked
+ * completion runs.
+ */
+const quietSuccessText = `
+  with e as (
+    select w.failing_since is null as quiet from webhook_endpoints w
+    where (w.merchant_id, w.id) = (select d.merchant_id, d.endpoint_id from webhook_deliveries d where d.id = $1)
+  ), done as (
+    update webhook_deliveries d set attempts = attempts || $3::jsonb, status = 'succeeded', next_attempt_at = null, updated_at = $4,
+      lease_owner = null, lease_token = null, lease_expires_at = null
+    where d.id = $1 and d.lease_token = $2 and d.status = 'pending' and (select quiet from e)
+    returning 1
+  )
+  select coalesce((select quiet from e), false), (select count(*) from done)`;
 /** The failing state alone, for an endpoint already disabled. */
 const keepStatusText = `update webhook_endpoints set failing_since = $3 where merchant_id = $1 and id = $2`;
 const updateDeliveryText = `
@@ -149,7 +171,8 @@ export interface PostgresDeliveryQueueOptions {
  * point: claims lock the candidate endpoints before counting their leases
  * waiting for them rather than skipping them (see candidatesText), leases run
  * on the database's now(), completions are fenced by the lease token and
- * lock the endpoint before the delivery, as claims and deletions do.
+ * lock the endpoint before the delivery, as claims and deletions do, except a
+ * success on an endpoint that is not failing (quietSuccessText).
  */
 export function createPostgresDeliveryQueue(db: Database, options: PostgresDeliveryQueueOptions): DeliveryQueue {
   const box = options.secretBox;
@@ -195,6 +218,13 @@ export function createPostgresDeliveryQueue(db: Database, options: PostgresDeliv
     },
 
     async complete({ lease, attempt, next, endpoint: effect }: DeliveryCompletion): Promise<CompletionResult> {
+      if (effect.kind === "succeeded" && next.status === "succeeded") {
+        const [result] = await db.run(true, [
+          { text: quietSuccessText, values: [lease.deliveryId, lease.token, attemptJson(attempt), timestampParam(attempt.at)] },
+        ]);
+        const [quiet, written] = result!.rows[0]!;
+        if (quiet === "t") return written === "1" ? { recorded: true, status: "succeeded", endpointDisabled: null, otherDeliveriesFailed: 0 } : { recorded: false };
+      }
       return db.transaction(async (tx) => {
         const [endpointRows, deliveryRows] = await tx.run([
           { text: lockEndpointText, values: [lease.deliveryId] },

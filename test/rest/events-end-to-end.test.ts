@@ -1,27 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { createManualClock, type ManualClock } from "../support/manual-clock.js";
-import { createRestClient, expectError, expectJson, type RestClient } from "../support/rest-client.js";
+import { createRestClient, expectError, expectJson, type DeliveryJson, type EventJson, type RestClient } from "../support/rest-client.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
-
-interface EventJson {
-  id: string;
-  type: string;
-  timestamp: string;
-  data: Record<string, unknown>;
-}
-
-interface DeliveryJson {
-  id: string;
-  eventId: string;
-  eventType: string;
-  webhookEndpointId: string;
-  status: string;
-  nextAttemptAt: string | null;
-  attempts: { at: string; statusCode: number | null; durationMs?: number; error: string | null }[];
-  createdAt: string;
-  updatedAt: string;
-}
 
 // The API over the server's own stores (memory, or PostgreSQL with
 // TEST_STORE=postgres) with the event outbox: intents created and cancelled

@@ -1,18 +1,11 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { EventRecord } from "../../src/domain/event.js";
-import { createRestClient, expectError, expectJson, type RestClient } from "../support/rest-client.js";
+import { createRestClient, expectError, expectJson, type EventJson, type RestClient } from "../support/rest-client.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 
 /** A payment intent id as the service makes them. */
 const piId = (n: number) => `pi_019aa3c4-0f7d-7e21-8a64-93b25c1d7e0${n}`;
-
-interface EventJson {
-  id: string;
-  type: string;
-  timestamp: string;
-  data: Record<string, unknown>;
-}
 
 describe("REST events", () => {
   let server: TestServer;

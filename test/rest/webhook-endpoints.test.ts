@@ -1,31 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { createManualClock, type ManualClock } from "../support/manual-clock.js";
-import { createRestClient, expectError, expectJson, type RestClient } from "../support/rest-client.js";
+import { createRestClient, expectError, expectJson, type DeliveryJson, type EndpointJson, type RestClient } from "../support/rest-client.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
-
-interface EndpointJson {
-  id: string;
-  url: string;
-  eventTypes: string[];
-  description: string | null;
-  status: string;
-  createdAt: string;
-  updatedAt: string;
-  secret?: string;
-}
-
-interface DeliveryJson {
-  id: string;
-  eventId: string;
-  eventType: string;
-  webhookEndpointId: string;
-  status: string;
-  nextAttemptAt: string | null;
-  attempts: { at: string; statusCode: number | null; durationMs?: number; error: string | null }[];
-  createdAt: string;
-  updatedAt: string;
-}
 
 const endpointIdPattern = /^we_[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const secretPattern = /^whsec_[A-Za-z0-9+/]{43}=$/;

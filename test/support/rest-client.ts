@@ -43,6 +43,39 @@ export interface PaymentIntentListJson {
 }
 
 
+/** An event as GET /v2/events/{id} answers it and as it is delivered. */
+export interface EventJson {
+  id: string;
+  type: string;
+  timestamp: string;
+  data: Record<string, unknown>;
+}
+
+/** A webhook endpoint; secret only in the answers to a creation or a rotation. */
+export interface EndpointJson {
+  id: string;
+  url: string;
+  eventTypes: string[];
+  description: string | null;
+  status: string;
+  createdAt: string;
+  updatedAt: string;
+  secret?: string;
+}
+
+/** One delivery of an event to an endpoint, with its attempts. */
+export interface DeliveryJson {
+  id: string;
+  eventId: string;
+  eventType: string;
+  webhookEndpointId: string;
+  status: string;
+  nextAttemptAt: string | null;
+  attempts: { at: string; statusCode: number | null; durationMs?: number; error: string | null }[];
+  createdAt: string;
+  updatedAt: string;
+}
+
 /** Keys §2.1 allows in a create response. */
 export const paymentIntentKeys = [
   "id",

@@ -28,7 +28,7 @@ import { createSystemClock } from "../src/lib/clock.js";
 import { createIdGenerator } from "../src/lib/ids.js";
 import { createMemoryStores } from "../src/store/memory/create-memory-stores.js";
 import { insertIntent, listIntents } from "../src/store/postgres/intent-sql.js";
-import { Pipeline, type PipelineStep } from "../src/store/postgres/pipeline.js";
+import { StatementPipeline, type StatementStep } from "../src/store/postgres/statement-pipeline.js";
 import { pgBouncerUnavailable, startPgBouncer } from "../test/postgres/support/pgbouncer.js";
 import { adminQuery, adminUrl, createTestDatabase, openMigratedStores, queryDatabase } from "../test/support/postgres.js";
 
@@ -103,8 +103,8 @@ async function measure(scenario: string, database: string | undefined, call: () 
 }
 
 /** Sends steps as one pipeline on a bare client: the statements alone. */
-function bare(client: pg.Client, steps: readonly PipelineStep[]): Promise<unknown> {
-  return new Promise((resolve, reject) => client.query(new Pipeline(steps, (error, results) => (error ? reject(error) : resolve(results)))));
+function bare(client: pg.Client, steps: readonly StatementStep[]): Promise<unknown> {
+  return new Promise((resolve, reject) => client.query(new StatementPipeline(steps, (error, results) => (error ? reject(error) : resolve(results)))));
 }
 
 async function seed(intents: { insert(record: PaymentIntentRecord): Promise<unknown> }): Promise<void> {

@@ -1,8 +1,8 @@
-import { connectionBudget, defaultListenLimits, defaultMaxConnections, type ListenLimits } from "./server/listen-limits.js";
+import { connectionBudget, defaultListenLimits, defaultMaxConnections, type ListenLimits } from "./listener/listen-limits.js";
 import { isLogLevel, logLevels, type LogLevel } from "./observability/log-level.js";
 import { processorNamePattern } from "./service/payment-method-catalogue.js";
 import { defaultRetrySchedule, parseRetrySchedule } from "./webhooks/retry-policy.js";
-import { parseSecretKey } from "./webhooks/secret-box.js";
+import { parseSecretKey } from "./lib/secret-box.js";
 
 /** Config is every setting, read and checked once at start (see README, Configuration). */
 export interface Config {

@@ -1,6 +1,6 @@
 import { ConfigError, readConfig, type Config } from "../config.js";
 import { createPinoLogger } from "../observability/pino-logger.js";
-import { readOpenFileLimit } from "../server/open-file-limit.js";
+import { readOpenFileLimit } from "../listener/open-file-limit.js";
 import { createShutdown } from "../server/shutdown.js";
 import { startService } from "../server/start-service.js";
 

@@ -1,4 +1,4 @@
-import type { RequestContext } from "../pipeline/request-context.js";
+import type { RequestContext } from "./request-context.js";
 import type { NodeRequest, NodeResponse } from "./node-http.js";
 
 /**

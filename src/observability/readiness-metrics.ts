@@ -1,5 +1,5 @@
 import { Gauge, type Registry } from "prom-client";
-import type { Readiness } from "../server/readiness.js";
+import type { Readiness } from "./readiness.js";
 
 /**
  * registerReadinessMetrics exposes what /readyz decides from, read at each

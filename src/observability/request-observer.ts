@@ -1,6 +1,6 @@
 import type { Logger } from "../lib/logger.js";
 import type { NodeServerResponse } from "../http/node-http.js";
-import { unmatchedRoute, type Protocol, type RequestContext } from "../pipeline/request-context.js";
+import { unmatchedRoute, type Protocol, type RequestContext } from "../http/request-context.js";
 
 /** RequestOutcome is one finished request, as logged and counted. */
 export interface RequestOutcome {

@@ -1,5 +1,5 @@
 import type { DescField, DescMessage, Message } from "@bufbuild/protobuf";
-import { invalid } from "../service/field-rules.js";
+import { invalid } from "../rules/invalid.js";
 
 /** Checks one decoded request message; throws InvalidArgument naming the first bad field. */
 export type StringCheck = (message: Message) => void;

@@ -10,7 +10,7 @@ import { BodyTooLarge, ClientGone } from "../http/read-body.js";
 import type { Logger } from "../lib/logger.js";
 import { createStringChecks } from "./check-strings.js";
 import type { Procedure, ProcedureCall } from "./procedure.js";
-import type { RequestContext } from "./request-context.js";
+import type { RequestContext } from "../http/request-context.js";
 
 /** How a protocol hands one call to the pipeline. */
 export interface PipelineCall {

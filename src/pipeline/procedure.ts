@@ -1,5 +1,5 @@
 import { create, type DescMethod, type DescMethodStreaming, type DescMethodUnary, type DescService, type Message, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
-import type { RequestContext } from "./request-context.js";
+import type { RequestContext } from "../http/request-context.js";
 
 /** ProcedureCall is what a procedure learns about its caller. */
 export interface ProcedureCall {

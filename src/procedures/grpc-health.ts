@@ -1,7 +1,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { Health, HealthCheckResponse_ServingStatus } from "../../gen/health/v1/health_pb.js";
 import { defineProcedures, type Procedure } from "../pipeline/procedure.js";
-import type { Readiness } from "../server/readiness.js";
+import type { Readiness } from "../observability/readiness.js";
 
 export interface GrpcHealthOptions {
   readiness: Pick<Readiness, "check">;

@@ -1,6 +1,6 @@
 import { PaymentIntentService } from "../../gen/payments/v2/payment_intent_pb.js";
 import { defineProcedures, type Procedure } from "../pipeline/procedure.js";
-import { idempotentReplayedHeader, setResponseHeader } from "../pipeline/request-context.js";
+import { idempotentReplayedHeader, setResponseHeader } from "../http/request-context.js";
 import type { PaymentIntentService as PaymentIntentRules } from "../service/payment-intent-service.js";
 
 /**

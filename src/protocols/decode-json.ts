@@ -1,5 +1,5 @@
 import { fromJson, ScalarType, type DescField, type DescMessage } from "@bufbuild/protobuf";
-import { invalid } from "../service/field-rules.js";
+import { invalid } from "../rules/invalid.js";
 
 /**
  * FieldAdapter rewrites one field's JSON value before decoding, for REST

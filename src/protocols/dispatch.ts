@@ -6,7 +6,7 @@ import { chooseRequestId } from "../observability/request-id.js";
 import type { RequestObserver } from "../observability/request-observer.js";
 import type { Pipeline } from "../pipeline/pipeline.js";
 import type { Procedure } from "../pipeline/procedure.js";
-import { createRequestContext, unnamedRoute, type RequestContext } from "../pipeline/request-context.js";
+import { createRequestContext, unnamedRoute, type RequestContext } from "../http/request-context.js";
 import { rpcMethods, type Cors } from "./cors.js";
 import type { RestProtocol } from "./rest/rest-protocol.js";
 import type { RouteTable } from "./rest/route-table.js";

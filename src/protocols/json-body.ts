@@ -1,4 +1,4 @@
-import { invalid } from "../service/field-rules.js";
+import { invalid } from "../rules/invalid.js";
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 

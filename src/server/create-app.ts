@@ -55,7 +55,7 @@ import type { WebhookEndpointStore } from "../store/webhook-endpoint-store.js";
 import { createCheckoutRoutes } from "../transport/checkout/checkout-routes.js";
 import { createCsrf } from "../transport/checkout/csrf.js";
 import { systemResolver, type HostResolver } from "../webhooks/host-resolver.js";
-import { defaultListenLimits } from "./listen-limits.js";
+import { defaultListenLimits } from "../listener/listen-limits.js";
 
 export interface AppOptions {
   intents: PaymentIntentStore;

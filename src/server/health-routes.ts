@@ -2,7 +2,7 @@ import { createBearerCheck } from "../http/bearer-check.js";
 import { errorBody } from "../http/http-status.js";
 import type { HttpRoute } from "../http/http-route.js";
 import type { NodeRequest, NodeResponse } from "../http/node-http.js";
-import type { Readiness } from "./readiness.js";
+import type { Readiness } from "../observability/readiness.js";
 
 export const healthPath = "/healthz";
 export const readyPath = "/readyz";

@@ -17,8 +17,8 @@ import type { SettlementAccountStore } from "../store/settlement-account-store.j
 import type { DatabaseSettingsReport } from "../store/postgres/database-settings.js";
 import type { StoreHealth } from "../store/store-health.js";
 import type { WebhookEndpointStore } from "../store/webhook-endpoint-store.js";
-import type { DeliveryQueue } from "../webhooks/delivery-queue.js";
-import { createSecretBox } from "../webhooks/secret-box.js";
+import type { DeliveryQueue } from "../store/delivery-queue.js";
+import { createSecretBox } from "../lib/secret-box.js";
 
 /** A demo key is a credential: shown once on the terminal, never logged. */
 const newDemoKey = () => `sk_test_${randomBytes(24).toString("base64url")}`;

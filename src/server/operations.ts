@@ -9,7 +9,7 @@ import type { Procedure } from "../pipeline/procedure.js";
 import { createGrpcHealthProcedures } from "../procedures/grpc-health.js";
 import { createReflectionProcedures } from "../procedures/reflection.js";
 import { createHealthRoutes } from "./health-routes.js";
-import type { Readiness } from "./readiness.js";
+import type { Readiness } from "../observability/readiness.js";
 
 /** The API's RPC services, as createApp serves them; health and reflection describe these. */
 export const apiServices = [PaymentIntentService, SettlementAccountService, EventService, WebhookEndpointService] as const;

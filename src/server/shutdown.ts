@@ -1,6 +1,6 @@
 import type { Logger } from "../lib/logger.js";
-import type { ListeningServer } from "./listen.js";
-import type { Readiness } from "./readiness.js";
+import type { ListeningServer } from "../listener/listen.js";
+import type { Readiness } from "../observability/readiness.js";
 
 export interface ShutdownOptions {
   readiness: Pick<Readiness, "beginShutdown">;

@@ -28,11 +28,11 @@ import { createDeliveryEngine } from "../webhooks/delivery-engine.js";
 import { createRetryPolicy } from "../webhooks/retry-policy.js";
 import { createWebhookSender } from "../webhooks/webhook-sender.js";
 import { createApp } from "./create-app.js";
-import { listen, type ListeningServer } from "./listen.js";
+import { listen, type ListeningServer } from "../listener/listen.js";
 import { instrumentStores, openStores } from "./open-stores.js";
 import { createOperations } from "./operations.js";
 import { startPeriodicSweep } from "./periodic-sweep.js";
-import { createReadiness, type Readiness } from "./readiness.js";
+import { createReadiness, type Readiness } from "../observability/readiness.js";
 
 export interface StartServiceOptions {
   logger: Logger;

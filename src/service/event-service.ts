@@ -13,7 +13,7 @@ import type { Clock } from "../lib/clock.js";
 import type { IdGenerator } from "../lib/ids.js";
 import type { EventStore } from "../store/event-store.js";
 import type { WebhookEndpointStore } from "../store/webhook-endpoint-store.js";
-import { invalid } from "./field-rules.js";
+import { invalid } from "../rules/invalid.js";
 import { defaultPageSize, maxPageSize, type PageTokenCodec } from "./page-token.js";
 import { deliveryMessage } from "./webhook-presenter.js";
 

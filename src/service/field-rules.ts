@@ -1,14 +1,10 @@
-import { Code, ConnectError } from "@connectrpc/connect";
+import { invalid } from "../rules/invalid.js";
 
 /**
  * Field rules shared by the services. Each failure is InvalidArgument with a
  * message that starts with the field's JSON name, so REST and RPC clients
  * learn which field to fix.
  */
-
-export function invalid(message: string): ConnectError {
-  return new ConnectError(message, Code.InvalidArgument);
-}
 
 // Practical address syntax (WHATWG's valid e-mail address, plus a dot in the
 // domain): what a mail provider will accept, without RFC 5322 comments/quotes.

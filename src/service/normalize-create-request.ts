@@ -1,11 +1,7 @@
 import type { CreatePaymentIntentRequest } from "../../gen/payments/v2/payment_intent_pb.js";
 import type { SettlementSplit } from "../domain/payment-intent.js";
-import {
-  checkCallbackUrl,
-  checkClientReference,
-  checkEmail,
-  invalid,
-} from "./field-rules.js";
+import { invalid } from "../rules/invalid.js";
+import { checkCallbackUrl, checkClientReference, checkEmail } from "./field-rules.js";
 import type { PaymentMethodCatalogue } from "./payment-method-catalogue.js";
 
 /** Largest amount accepted: ₦10,000,000,000.00 in kobo. */

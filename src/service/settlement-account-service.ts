@@ -4,7 +4,8 @@ import type { SettlementAccountRecord } from "../domain/settlement-account.js";
 import type { Clock } from "../lib/clock.js";
 import type { IdGenerator } from "../lib/ids.js";
 import type { SettlementAccountStore } from "../store/settlement-account-store.js";
-import { checkText, invalid } from "./field-rules.js";
+import { invalid } from "../rules/invalid.js";
+import { checkText } from "./field-rules.js";
 import { defaultPageSize, maxPageSize, type PageTokenCodec } from "./page-token.js";
 
 /** SettlementAccountService registers and lists a merchant's payout accounts. */

@@ -12,10 +12,10 @@ import { eventTypes, isEventType, type EventType } from "../domain/event.js";
 import type { Clock } from "../lib/clock.js";
 import type { IdGenerator } from "../lib/ids.js";
 import type { WebhookEndpointStore } from "../store/webhook-endpoint-store.js";
-import type { DeliveryStatus } from "../webhooks/delivery-queue.js";
+import type { DeliveryStatus } from "../store/delivery-queue.js";
 import { checkEndpointHost, checkEndpointUrl } from "../webhooks/endpoint-url.js";
 import type { HostResolver } from "../webhooks/host-resolver.js";
-import { invalid } from "./field-rules.js";
+import { invalid } from "../rules/invalid.js";
 import { defaultPageSize, maxPageSize, type PageTokenCodec } from "./page-token.js";
 import { deliveryMessage, endpointMessage, endpointWithSecretMessage } from "./webhook-presenter.js";
 

@@ -1,5 +1,5 @@
 import type { EventType } from "../domain/event.js";
-import type { DeliveryAttempt, DeliveryStatus, DisabledReason } from "../webhooks/delivery-queue.js";
+import type { DeliveryAttempt, DeliveryStatus, DisabledReason } from "./delivery-queue.js";
 
 /** WebhookEndpointRecord is an endpoint as the API shows it: never its secrets. */
 export interface WebhookEndpointRecord {
@@ -96,7 +96,7 @@ export interface WebhookEndpointStore {
   delete(merchantId: string, id: string, at: Date): Promise<boolean>;
   /**
    * Replaces the current secret with newSecret in one step
-   * (rotateSigningSecrets in webhooks/signing-secrets.ts: the old one keeps
+   * (rotateSigningSecrets in domain/signing-secrets.ts: the old one keeps
    * signing for 24 hours). undefined: no such endpoint.
    */
   rotateSecret(merchantId: string, id: string, newSecret: string, at: Date): Promise<WebhookEndpointRecord | undefined>;

@@ -3,10 +3,10 @@ import { hostname } from "node:os";
 import type { Clock } from "../lib/clock.js";
 import { createSystemClock } from "../lib/clock.js";
 import type { Logger } from "../lib/logger.js";
-import type { ClaimedDelivery, DeliveryLease, DeliveryQueue } from "./delivery-queue.js";
+import type { ClaimedDelivery, DeliveryLease, DeliveryQueue } from "../store/delivery-queue.js";
 import type { RetryPolicy } from "./retry-policy.js";
 import { signWebhook } from "./signing.js";
-import { liveSecrets } from "./signing-secrets.js";
+import { liveSecrets } from "../domain/signing-secrets.js";
 import { noWebhookMetrics, type WebhookMetrics } from "./webhook-metrics.js";
 import type { SendResult, WebhookSender } from "./webhook-sender.js";
 

@@ -1,4 +1,4 @@
-import type { EndpointEffect, NextDeliveryState } from "./delivery-queue.js";
+import type { EndpointEffect, NextDeliveryState } from "../store/delivery-queue.js";
 import type { SendResult } from "./webhook-sender.js";
 
 /**

@@ -1,4 +1,4 @@
-import type { DeliveryStatus, QueueStats } from "./delivery-queue.js";
+import type { DeliveryStatus, QueueStats } from "../store/delivery-queue.js";
 import type { SendOutcome } from "./webhook-sender.js";
 
 /**

@@ -9,7 +9,7 @@ import { PaymentIntentService } from "../../gen/payments/v2/payment_intent_pb.js
 import { createMemoryApiKeyVerifier } from "../../src/auth/memory-api-key-verifier.js";
 import type { HttpRoute } from "../../src/http/http-route.js";
 import { createOperations } from "../../src/server/operations.js";
-import { createReadiness } from "../../src/server/readiness.js";
+import { createReadiness } from "../../src/observability/readiness.js";
 import type { StoreHealth, StoreState } from "../../src/store/store-health.js";
 import { haproxyConfigPath, haproxyMissing, startDeployedHaproxy, type DeployedHaproxy } from "../../drills/support/deployed-haproxy.js";
 import { expectConnectError } from "../rpc/support/rpc-helpers.js";

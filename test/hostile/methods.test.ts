@@ -3,7 +3,7 @@ import { after, before, describe, it } from "node:test";
 import { createMetricsRoute } from "../../src/observability/metrics-route.js";
 import { createServiceMetrics } from "../../src/observability/service-metrics.js";
 import { createOperations } from "../../src/server/operations.js";
-import { createReadiness } from "../../src/server/readiness.js";
+import { createReadiness } from "../../src/observability/readiness.js";
 import { createMemoryStoreHealth } from "../../src/store/memory/memory-store-health.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 import { http1, http2Request, type WireResponse } from "./support/wire.js";

@@ -7,7 +7,7 @@ import { createGrpcTransport } from "@connectrpc/connect-node";
 import * as v1 from "../../gen/grpc/reflection/v1/reflection_pb.js";
 import * as v1alpha from "../../gen/grpc/reflection/v1alpha/reflection_pb.js";
 import { createOperations } from "../../src/server/operations.js";
-import { createReadiness } from "../../src/server/readiness.js";
+import { createReadiness } from "../../src/observability/readiness.js";
 import { createMemoryStoreHealth } from "../../src/store/memory/memory-store-health.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, after, before, it } from "node:test";
-import { createSecretBox } from "../../src/webhooks/secret-box.js";
+import { createSecretBox } from "../../src/lib/secret-box.js";
 import type { PostgresStores } from "../../src/store/postgres/open-postgres-stores.js";
 import { sealSecrets, parseAttempts } from "../../src/store/postgres/webhook-rows.js";
 import { describeDeliveryQueueContract, type DeliveryQueueHarness } from "../webhooks/support/delivery-queue-contract.js";

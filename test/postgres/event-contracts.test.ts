@@ -1,5 +1,5 @@
 import { after, before, describe } from "node:test";
-import { createSecretBox } from "../../src/webhooks/secret-box.js";
+import { createSecretBox } from "../../src/lib/secret-box.js";
 import { contractMerchants } from "../store/contract-records.js";
 import type { MakeEventStores } from "../store/event-contract-support.js";
 import { describeEventOutboxContract } from "../store/event-outbox-contract.js";

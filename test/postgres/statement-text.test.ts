@@ -6,7 +6,7 @@ import { createManualClock } from "../support/manual-clock.js";
 import { createTestDatabase, openMigratedStores, postgresUnavailable, type TestDatabase } from "../support/postgres.js";
 import type { PostgresStores } from "../../src/store/postgres/open-postgres-stores.js";
 import type { EventOutbox } from "../../src/store/event-store.js";
-import { createSecretBox } from "../../src/webhooks/secret-box.js";
+import { createSecretBox } from "../../src/lib/secret-box.js";
 import { createStatementCapture, type StatementCapture } from "./support/statement-capture.js";
 
 const skip = await postgresUnavailable();

@@ -5,7 +5,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import pg from "pg";
 import { createSystemClock } from "../../src/lib/clock.js";
 import { createIdGenerator } from "../../src/lib/ids.js";
-import { createReadiness } from "../../src/server/readiness.js";
+import { createReadiness } from "../../src/observability/readiness.js";
 import { createMigrationOrm } from "../../src/store/postgres/create-orm.js";
 import { runMigrations } from "../../src/store/postgres/migrate.js";
 import { migrations } from "../../src/store/postgres/migrations/index.js";

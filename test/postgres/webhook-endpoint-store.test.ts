@@ -3,7 +3,7 @@ import { after, before, beforeEach, describe, it } from "node:test";
 import type { EventType } from "../../src/domain/event.js";
 import type { PostgresStores } from "../../src/store/postgres/open-postgres-stores.js";
 import type { NewWebhookEndpoint } from "../../src/store/webhook-endpoint-store.js";
-import { createSecretBox } from "../../src/webhooks/secret-box.js";
+import { createSecretBox } from "../../src/lib/secret-box.js";
 import { createTestDatabase, openMigratedStores, postgresUnavailable, queryDatabase, type TestDatabase } from "../support/postgres.js";
 
 const skip = await postgresUnavailable();

@@ -6,7 +6,7 @@ import { createMemoryRateLimiter } from "../../src/limits/memory-rate-limiter.js
 import type { CorsOptions } from "../../src/protocols/cors.js";
 import type { AppOptions } from "../../src/server/create-app.js";
 import { createOperations } from "../../src/server/operations.js";
-import { createReadiness } from "../../src/server/readiness.js";
+import { createReadiness } from "../../src/observability/readiness.js";
 import { createManualClock } from "../support/manual-clock.js";
 import { uniqueReference } from "../support/rest-client.js";
 import { startServerProcess } from "../support/server-process.js";

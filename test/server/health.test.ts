@@ -5,7 +5,7 @@ import { Code, createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { Health, HealthCheckResponse_ServingStatus } from "../../gen/health/v1/health_pb.js";
 import { createOperations } from "../../src/server/operations.js";
-import { createReadiness, type Readiness } from "../../src/server/readiness.js";
+import { createReadiness, type Readiness } from "../../src/observability/readiness.js";
 import type { StoreHealth, StoreState } from "../../src/store/store-health.js";
 import { expectConnectError } from "../rpc/support/rpc-helpers.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";

@@ -6,7 +6,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { silentLogger } from "../../src/lib/logger.js";
 import type { HttpRoute } from "../../src/http/http-route.js";
 import { createOperations } from "../../src/server/operations.js";
-import { createReadiness } from "../../src/server/readiness.js";
+import { createReadiness } from "../../src/observability/readiness.js";
 import { createShutdown } from "../../src/server/shutdown.js";
 import { createMemoryStoreHealth } from "../../src/store/memory/memory-store-health.js";
 import { startServerProcess } from "../support/server-process.js";

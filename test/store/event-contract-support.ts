@@ -12,7 +12,7 @@ import type { EventOutbox, EventStore } from "../../src/store/event-store.js";
 import type { IntentWithAccount, PaymentIntentStore } from "../../src/store/payment-intent-store.js";
 import type { SettlementAccountStore } from "../../src/store/settlement-account-store.js";
 import type { NewWebhookEndpoint, WebhookEndpointStore } from "../../src/store/webhook-endpoint-store.js";
-import type { DeliveryQueue } from "../../src/webhooks/delivery-queue.js";
+import type { DeliveryQueue } from "../../src/store/delivery-queue.js";
 import { contractMerchants } from "./contract-records.js";
 
 /**

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, it } from "node:test";
 import type { EventRecord } from "../../src/domain/event.js";
 import type { PaymentIntentRecord } from "../../src/domain/payment-intent.js";
 import type { WebhookEndpointRecord, WebhookEndpointStore } from "../../src/store/webhook-endpoint-store.js";
-import { rotationOverlapMs } from "../../src/webhooks/signing-secrets.js";
+import { rotationOverlapMs } from "../../src/domain/signing-secrets.js";
 import { at, contractMerchants, intentId, intentRecord, uuidLike } from "./contract-records.js";
 import {
   createContractOutbox,

@@ -4,7 +4,7 @@ import { createSystemClock, type Clock } from "../../src/lib/clock.js";
 import { createIdGenerator } from "../../src/lib/ids.js";
 import type { EventOutbox } from "../../src/store/event-store.js";
 import { openPostgresStores, type PostgresStores } from "../../src/store/postgres/open-postgres-stores.js";
-import type { SecretBox } from "../../src/webhooks/secret-box.js";
+import type { SecretBox } from "../../src/lib/secret-box.js";
 
 /**
  * Where the PostgreSQL suites connect: TEST_DATABASE_URL, or the local server

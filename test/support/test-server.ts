@@ -9,7 +9,7 @@ import { createIdGenerator } from "../../src/lib/ids.js";
 import { silentLogger, type Logger } from "../../src/lib/logger.js";
 import { createRestEncoders } from "../../src/protocols/rest/encode-json.js";
 import { createApp, type AppOptions } from "../../src/server/create-app.js";
-import { listen, type ListeningServer, type ListenOptions } from "../../src/server/listen.js";
+import { listen, type ListeningServer, type ListenOptions } from "../../src/listener/listen.js";
 import { createEventNotifier } from "../../src/service/event-notifier.js";
 import { createEventOutbox } from "../../src/service/event-outbox.js";
 import { createPaymentIntentPresenter } from "../../src/service/payment-intent-presenter.js";
@@ -19,7 +19,7 @@ import { createMemoryStores } from "../../src/store/memory/create-memory-stores.
 import type { PaymentIntentStore } from "../../src/store/payment-intent-store.js";
 import type { SettlementAccountStore } from "../../src/store/settlement-account-store.js";
 import type { WebhookEndpointStore } from "../../src/store/webhook-endpoint-store.js";
-import type { DeliveryQueue } from "../../src/webhooks/delivery-queue.js";
+import type { DeliveryQueue } from "../../src/store/delivery-queue.js";
 import type { HostResolver } from "../../src/webhooks/host-resolver.js";
 import { createFakeWebhookStores, type FakeWebhookStores } from "./fake-webhook-stores.js";
 import { createTestDatabase, openMigratedStores } from "./postgres.js";

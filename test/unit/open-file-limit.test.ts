@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { readOpenFileLimit } from "../../src/server/open-file-limit.js";
+import { readOpenFileLimit } from "../../src/listener/open-file-limit.js";
 
 /** A /proc/<pid>/limits file with the given open files line. */
 function limitsFile(openFiles: string): string {

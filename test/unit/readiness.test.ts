@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createReadiness, type ReadinessOptions } from "../../src/server/readiness.js";
+import { createReadiness, type ReadinessOptions } from "../../src/observability/readiness.js";
 import type { StoreHealth, StoreState } from "../../src/store/store-health.js";
 
 /** A store whose state the test sets, counting probes and holding each one open until the test ends it. */

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
 import { WebhookVerificationError } from "standardwebhooks";
 import { generateWebhookSecret } from "../../src/webhooks/signing.js";
-import { rotateSigningSecrets } from "../../src/webhooks/signing-secrets.js";
+import { rotateSigningSecrets } from "../../src/domain/signing-secrets.js";
 import { sleep, startEngineHarness, verifyDelivery, type EngineHarness } from "./support/engine-harness.js";
 import { startReceiver, waitUntil, type Answer, type ReceivedRequest, type Receiver } from "./support/receiver.js";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createMemoryDeliveryQueue } from "../../src/webhooks/memory-delivery-queue.js";
+import { createMemoryDeliveryQueue } from "../../src/store/memory/memory-delivery-queue.js";
 import { describeDeliveryQueueContract } from "./support/delivery-queue-contract.js";
 
 describeDeliveryQueueContract("memory", async () => {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { describe, it } from "node:test";
-import { createSecretBox, parseSecretKey, SecretBoxError } from "../../src/webhooks/secret-box.js";
+import { createSecretBox, parseSecretKey, SecretBoxError } from "../../src/lib/secret-box.js";
 
 const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 

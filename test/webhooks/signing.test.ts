@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { Webhook, WebhookVerificationError } from "standardwebhooks";
 import { decodeWebhookSecret, generateWebhookSecret, isWebhookSecret, signWebhook } from "../../src/webhooks/signing.js";
-import { liveSecrets, rotateSigningSecrets } from "../../src/webhooks/signing-secrets.js";
+import { liveSecrets, rotateSigningSecrets } from "../../src/domain/signing-secrets.js";
 
 const body = JSON.stringify({ id: "evt_1", type: "payment_intent.succeeded", data: { amount: "50000", note: "naïra ₦ – ok" } });
 const now = () => Math.floor(Date.now() / 1000);

@@ -1,5 +1,5 @@
 import { ScalarType, type DescMessage } from "@bufbuild/protobuf";
-import { invalid } from "../../service/field-rules.js";
+import { invalid } from "../../rules/invalid.js";
 
 /**
  * decodeRestQuery maps query parameters onto singular scalar fields by their

@@ -1,4 +1,4 @@
-import { invalid } from "../../service/field-rules.js";
+import { invalid } from "../../rules/invalid.js";
 import { maxPaymentMethods } from "../../service/normalize-create-request.js";
 import type { FieldAdapter } from "../decode-json.js";
 

@@ -1,4 +1,4 @@
-import type { Protocol } from "../../pipeline/request-context.js";
+import type { Protocol } from "../../http/request-context.js";
 
 /** RpcFormat is what one RPC request's Content-Type says about its protocol and framing. */
 export interface RpcFormat {

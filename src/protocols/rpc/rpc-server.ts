@@ -6,7 +6,7 @@ import { BodyTooLarge, ClientGone, readBody } from "../../http/read-body.js";
 import { requestIdHeader } from "../../http/write-json.js";
 import type { Pipeline, PipelineCall } from "../../pipeline/pipeline.js";
 import type { Procedure } from "../../pipeline/procedure.js";
-import type { RequestContext } from "../../pipeline/request-context.js";
+import type { RequestContext } from "../../http/request-context.js";
 import { timeoutOf } from "./deadline.js";
 import { encodeEnvelope, EnvelopeReader, flagCompressed, flagEndStream, flagTrailer, singleEnvelope } from "./envelope.js";
 import { encodeGrpcMessage } from "./grpc-message.js";

@@ -1,4 +1,4 @@
-import { createMemoryDeliveryQueue, type MemoryDeliveryQueue } from "../../webhooks/memory-delivery-queue.js";
+import { createMemoryDeliveryQueue, type MemoryDeliveryQueue } from "./memory-delivery-queue.js";
 import type { EventOutbox, EventStore } from "../event-store.js";
 import type { PaymentIntentStore } from "../payment-intent-store.js";
 import type { SettlementAccountStore } from "../settlement-account-store.js";

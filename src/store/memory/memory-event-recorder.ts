@@ -1,5 +1,5 @@
 import { eventTypeOf, type EventRecord, type IntentChange } from "../../domain/event.js";
-import type { MemoryDeliveryQueue } from "../../webhooks/memory-delivery-queue.js";
+import type { MemoryDeliveryQueue } from "./memory-delivery-queue.js";
 import type { EventOutbox } from "../event-store.js";
 import type { IntentWithAccount } from "../payment-intent-store.js";
 import { takesEventType, type MemoryEndpointTable } from "./memory-endpoint-table.js";

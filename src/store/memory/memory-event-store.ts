@@ -1,7 +1,7 @@
 import type { EventRecord } from "../../domain/event.js";
 import type { EventStore, StreamCursor } from "../event-store.js";
 import { firstNotBefore } from "./creation-order.js";
-import type { MemoryDeliveryQueue } from "../../webhooks/memory-delivery-queue.js";
+import type { MemoryDeliveryQueue } from "./memory-delivery-queue.js";
 import { copyEvent, type MemoryEventTable, type SequencedEvent } from "./memory-event-table.js";
 
 /**

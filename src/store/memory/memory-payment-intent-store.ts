@@ -2,7 +2,7 @@ import type { EventRecord } from "../../domain/event.js";
 import type { PaymentAttemptRecord } from "../../domain/payment-attempt.js";
 import type { PaymentIntentRecord, PaymentIntentStatus } from "../../domain/payment-intent.js";
 import type { SettlementAccountRecord } from "../../domain/settlement-account.js";
-import { createMemoryDeliveryQueue } from "../../webhooks/memory-delivery-queue.js";
+import { createMemoryDeliveryQueue } from "./memory-delivery-queue.js";
 import type { EventOutbox } from "../event-store.js";
 import type { InsertResult, IntentWithAccount, ListQuery, PaymentIntentStore, StatusChange } from "../payment-intent-store.js";
 import { checkStorableText, intentTexts, isStorableText } from "../storable-text.js";

@@ -1,6 +1,6 @@
 import type { EventRecord, EventType } from "../../domain/event.js";
-import type { MemoryDeliveryQueue, DeliveryRecord } from "../../webhooks/memory-delivery-queue.js";
-import { rotateSigningSecrets } from "../../webhooks/signing-secrets.js";
+import type { MemoryDeliveryQueue, DeliveryRecord } from "./memory-delivery-queue.js";
+import { rotateSigningSecrets } from "../../domain/signing-secrets.js";
 import type { WebhookDeliveryRecord, WebhookEndpointRecord, WebhookEndpointStore } from "../webhook-endpoint-store.js";
 import { compareCreation } from "./creation-order.js";
 import { takesEventType, type MemoryEndpointEntry, type MemoryEndpointTable } from "./memory-endpoint-table.js";

@@ -1,7 +1,7 @@
 import pg from "pg";
 import { sendCancelRequest } from "./cancel-request.js";
 import { databaseUnavailable, toStoreError, unavailableMessage } from "./database-errors.js";
-import { Pipeline, type PipelineStep, type StepResult } from "./pipeline.js";
+import { StatementPipeline, type StatementStep, type StepResult } from "./statement-pipeline.js";
 import { createPreparedStatements } from "./prepared-statements.js";
 import { createReachability, describeFailure, type ReachabilityChange, type ReachabilityState } from "./reachability.js";
 
@@ -48,13 +48,13 @@ export interface PoolState extends ReachabilityState {
 /** Transaction is an explicit transaction on one connection, under one deadline. */
 export interface Transaction {
   /** Sends steps in one round trip (the first one also carries BEGIN and the deadline). */
-  run(steps: readonly PipelineStep[]): Promise<StepResult[]>;
+  run(steps: readonly StatementStep[]): Promise<StepResult[]>;
   /**
    * Sends steps and COMMIT in one round trip, only while the deadline holds;
    * past it nothing is sent, the transaction is rolled back and the call
    * fails with Unavailable.
    */
-  commit(steps: readonly PipelineStep[]): Promise<StepResult[]>;
+  commit(steps: readonly StatementStep[]): Promise<StepResult[]>;
 }
 
 /**
@@ -68,7 +68,7 @@ export interface Database {
    * whether the steps change data: a write whose reply is lost fails with
    * "outcome unknown" rather than "unavailable".
    */
-  run(writes: boolean, steps: readonly PipelineStep[], observe?: (session: SessionInfo) => void): Promise<StepResult[]>;
+  run(writes: boolean, steps: readonly StatementStep[], observe?: (session: SessionInfo) => void): Promise<StepResult[]>;
   /** Runs work in an explicit transaction; rolled back unless work commits. */
   transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
   /** The values the deadline step sets when remainingMs of the deadline are left (for the settings check). */
@@ -109,9 +109,9 @@ export interface DeadlineSettings {
 const deadlineText =
   "select set_config('statement_timeout', $1, true), set_config('lock_timeout', $2, true), " +
   "set_config('idle_in_transaction_session_timeout', $3, true)";
-const begin: PipelineStep = { text: "begin", values: [] };
-const commitStep: PipelineStep = { text: "commit", values: [] };
-const rollback: PipelineStep = { text: "rollback", values: [] };
+const begin: StatementStep = { text: "begin", values: [] };
+const commitStep: StatementStep = { text: "commit", values: [] };
+const rollback: StatementStep = { text: "rollback", values: [] };
 
 /** A pooled connection held by one call. */
 interface Lease {
@@ -179,7 +179,7 @@ export function createDatabase(options: DatabaseOptions): Database {
   });
 
   /** The deadline step for what is left of the deadline; undefined when nothing is. */
-  function deadlineStep(deadline: number): (PipelineStep & { settings: DeadlineSettings }) | undefined {
+  function deadlineStep(deadline: number): (StatementStep & { settings: DeadlineSettings }) | undefined {
     const remaining = Math.ceil(deadline - performance.now());
     // 0 would mean "no timeout" to PostgreSQL: past the deadline nothing is sent.
     if (remaining < 1) return undefined;
@@ -216,13 +216,13 @@ export function createDatabase(options: DatabaseOptions): Database {
    */
   function send(
     lease: Lease,
-    steps: readonly PipelineStep[],
+    steps: readonly StatementStep[],
     deadline: number,
     outcome: { writes: boolean; commits: boolean },
   ): Promise<StepResult[]> {
     return new Promise((resolve, reject) => {
       let settled = false;
-      const fail = (error: Error, pipeline: Pipeline) => {
+      const fail = (error: Error, pipeline: StatementPipeline) => {
         settled = true;
         reject(
           toStoreError(error, {
@@ -232,7 +232,7 @@ export function createDatabase(options: DatabaseOptions): Database {
           }),
         );
       };
-      const pipeline = new Pipeline(steps, (error, results) => {
+      const pipeline = new StatementPipeline(steps, (error, results) => {
         clearTimeout(backstop);
         if (error) observe(error);
         else reachability.answered();
@@ -294,7 +294,7 @@ export function createDatabase(options: DatabaseOptions): Database {
       // Changed by trip(); declared wide so the finally block's check is not narrowed away.
       let state = "idle" as "idle" | "open" | "ended";
 
-      async function trip(steps: readonly PipelineStep[], commits: boolean): Promise<StepResult[]> {
+      async function trip(steps: readonly StatementStep[], commits: boolean): Promise<StepResult[]> {
         if (state === "ended") throw new Error("the transaction has ended");
         if (lease.broken || lease.abandoned) throw unavailable(lease.broken);
         const first = deadlineStep(deadline);

@@ -3,7 +3,7 @@ import type { PaymentIntentRecord } from "../../domain/payment-intent.js";
 import type { SettlementAccountRecord } from "../../domain/settlement-account.js";
 import type { EventOutbox } from "../event-store.js";
 import { accountColumns, readAccount } from "./account-rows.js";
-import type { PipelineStep } from "./pipeline.js";
+import type { StatementStep } from "./statement-pipeline.js";
 import { epochMs, parseEpochMs, textArrayParam, timestampParam } from "./sql-values.js";
 
 /**
@@ -172,7 +172,7 @@ function recordValues(events: readonly EventRecord[], deliveries: readonly NewDe
  * that writes the events and one pending delivery (due at the event's time)
  * per endpoint taking its type, with the records to announce after COMMIT.
  */
-export function recordEvents(outbox: EventOutbox, changes: readonly EventChange[]): { step: PipelineStep; events: EventRecord[] } {
+export function recordEvents(outbox: EventOutbox, changes: readonly EventChange[]): { step: StatementStep; events: EventRecord[] } {
   const { events, deliveries } = render(outbox, changes);
   return { events, step: { text: recordText, values: recordValues(events, deliveries) } };
 }
@@ -220,7 +220,7 @@ const recordCreationText = `
   select (select holds from verdict), exists (select 1 from undone)`;
 
 /** recordCreation is the step after a create's insert that records its event as change's context expects (see recordCreationText). */
-export function recordCreation(outbox: EventOutbox, change: EventChange): { step: PipelineStep; events: EventRecord[] } {
+export function recordCreation(outbox: EventOutbox, change: EventChange): { step: StatementStep; events: EventRecord[] } {
   const { events, deliveries } = render(outbox, [change]);
   return {
     events,

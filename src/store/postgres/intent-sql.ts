@@ -13,7 +13,7 @@ import {
 } from "./sql-values.js";
 import { accountColumns } from "./account-rows.js";
 import { eventContextColumns, eventContextJoin } from "./event-sql.js";
-import type { PipelineStep } from "./pipeline.js";
+import type { StatementStep } from "./statement-pipeline.js";
 
 /**
  * The SQL of the payment-intent store and the reading of its rows. Every
@@ -152,7 +152,7 @@ const insertWithEventContextText = insertTextOf(true);
  * new intent itself is not visible to the statement that writes it, but the
  * caller holds it.
  */
-export function insertIntent(record: PaymentIntentRecord, withEventContext = false): PipelineStep {
+export function insertIntent(record: PaymentIntentRecord, withEventContext = false): StatementStep {
   return {
     text: withEventContext ? insertWithEventContextText : insertText,
     values: [
@@ -182,22 +182,22 @@ export function insertIntent(record: PaymentIntentRecord, withEventContext = fal
 }
 
 const byIdText = `select ${intentColumns("pi")} from payment_intents pi where pi.merchant_id = $1 and pi.id = $2`;
-export const findById = (merchantId: string, id: string): PipelineStep => ({ text: byIdText, values: [merchantId, id] });
+export const findById = (merchantId: string, id: string): StatementStep => ({ text: byIdText, values: [merchantId, id] });
 
 const byReferenceText = `select ${intentColumns("pi")} from payment_intents pi where pi.merchant_id = $1 and pi.client_reference = $2`;
-export const findByReference = (merchantId: string, reference: string): PipelineStep => ({
+export const findByReference = (merchantId: string, reference: string): StatementStep => ({
   text: byReferenceText,
   values: [merchantId, reference],
 });
 
 const byTokenText = `select ${intentColumns("pi")} from payment_intents pi where pi.checkout_token = $1`;
-export const findByCheckoutToken = (token: string): PipelineStep => ({ text: byTokenText, values: [token] });
+export const findByCheckoutToken = (token: string): StatementStep => ({ text: byTokenText, values: [token] });
 
 const withAccountText = `
   with ${earliestCte}
   select ${intentColumns("pi")}, acc.* from payment_intents pi ${itemAccountJoin}
   where pi.merchant_id = $1 and pi.id = $2`;
-export const findWithAccount = (merchantId: string, id: string): PipelineStep => ({ text: withAccountText, values: [merchantId, id] });
+export const findWithAccount = (merchantId: string, id: string): StatementStep => ({ text: withAccountText, values: [merchantId, id] });
 
 /** The select after a `changed` CTE: the changed intents, with the outbox's context when asked. */
 const selectChanged = `select ${intentColumns("changed")} from changed`;
@@ -238,7 +238,7 @@ function listText(shape: ListShape): string {
   return text;
 }
 
-export function listIntents(query: ListQuery): PipelineStep {
+export function listIntents(query: ListQuery): StatementStep {
   const status = query.status === undefined ? "none" : query.status === "pending" || query.status === "expired" ? query.status : "equals";
   const values: (string | null)[] = [query.merchantId, String(query.limit)];
   if (query.clientReference !== undefined) values.push(query.clientReference);
@@ -257,7 +257,7 @@ const cancelTextOf = (select: string) => `
   ${select}`;
 const cancelTexts = [cancelTextOf(selectChanged), cancelTextOf(selectChangedWithContext)] as const;
 /** withEventContext (here and below): the outbox's context after the intent's columns (event-sql.ts). */
-export const cancelIntent = (merchantId: string, id: string, at: Date, withEventContext = false): PipelineStep => ({
+export const cancelIntent = (merchantId: string, id: string, at: Date, withEventContext = false): StatementStep => ({
   text: cancelTexts[withEventContext ? 1 : 0],
   values: [merchantId, id, timestampParam(at)],
 });
@@ -275,7 +275,7 @@ export function transitionIntent(
   id: string,
   change: { from: PaymentIntentStatus; to: PaymentIntentStatus; at: Date; transaction?: string },
   withEventContext = false,
-): PipelineStep {
+): StatementStep {
   return {
     text: transitionTexts[withEventContext ? 1 : 0],
     values: [merchantId, id, change.from, change.to, timestampParam(change.at), change.transaction ?? null],
@@ -297,26 +297,26 @@ const expireTextOf = (select: string) => `
   )
   ${select}`;
 const expireTexts = [expireTextOf(selectChanged), expireTextOf(selectChangedWithContext)] as const;
-export const expireDue = (at: Date, limit: number, withEventContext = false): PipelineStep => ({
+export const expireDue = (at: Date, limit: number, withEventContext = false): StatementStep => ({
   text: expireTexts[withEventContext ? 1 : 0],
   values: [timestampParam(at), String(limit)],
 });
 
 /** The row lock that serializes attempts on one intent (two tabs, a double submit). */
 const lockText = `select ${intentColumns("pi")} from payment_intents pi where pi.merchant_id = $1 and pi.id = $2 for update of pi`;
-export const lockIntent = (merchantId: string, id: string): PipelineStep => ({ text: lockText, values: [merchantId, id] });
+export const lockIntent = (merchantId: string, id: string): StatementStep => ({ text: lockText, values: [merchantId, id] });
 
 const eventContextText = `select ${eventContextColumns("pi")} from payment_intents pi ${eventContextJoin("pi")} where pi.merchant_id = $1 and pi.id = $2`;
 /** The outbox's context of one intent alone (an attempt reads it under the row lock). */
-export const eventContextOf = (merchantId: string, id: string): PipelineStep => ({ text: eventContextText, values: [merchantId, id] });
+export const eventContextOf = (merchantId: string, id: string): StatementStep => ({ text: eventContextText, values: [merchantId, id] });
 
 const attemptsText = `select ${attemptColumns} from payment_attempts where merchant_id = $1 and payment_intent_id = $2 order by created_at, id`;
-export const listAttempts = (merchantId: string, id: string): PipelineStep => ({ text: attemptsText, values: [merchantId, id] });
+export const listAttempts = (merchantId: string, id: string): StatementStep => ({ text: attemptsText, values: [merchantId, id] });
 
 const insertAttemptText = `
   insert into payment_attempts (id, payment_intent_id, merchant_id, amount, method, outcome, processor_reference, decline_reason, created_at)
   values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`;
-export function insertAttempt(attempt: PaymentAttemptRecord): PipelineStep {
+export function insertAttempt(attempt: PaymentAttemptRecord): StatementStep {
   return {
     text: insertAttemptText,
     values: [

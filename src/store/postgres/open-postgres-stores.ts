@@ -1,7 +1,7 @@
 import type { Clock } from "../../lib/clock.js";
 import type { IdGenerator } from "../../lib/ids.js";
-import type { DeliveryQueue } from "../../webhooks/delivery-queue.js";
-import { createSecretBox, type SecretBox } from "../../webhooks/secret-box.js";
+import type { DeliveryQueue } from "../delivery-queue.js";
+import { createSecretBox, type SecretBox } from "../../lib/secret-box.js";
 import type { ApiKeyStore } from "../api-key-store.js";
 import type { EventOutbox, EventStore } from "../event-store.js";
 import type { MerchantDirectory } from "../merchant-directory.js";

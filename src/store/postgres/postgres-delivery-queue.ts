@@ -4,8 +4,8 @@ import type {
   DeliveryCompletion,
   DeliveryQueue,
   DisabledReason,
-} from "../../webhooks/delivery-queue.js";
-import type { SecretBox } from "../../webhooks/secret-box.js";
+} from "../delivery-queue.js";
+import type { SecretBox } from "../../lib/secret-box.js";
 import type { Database } from "./database.js";
 import { epochMs, parseEpochMs, parseNullableEpochMs, textArrayParam, timestampParam } from "./sql-values.js";
 import { attemptJson, openSecrets } from "./webhook-rows.js";
@@ -167,7 +167,7 @@ export interface PostgresDeliveryQueueOptions {
 
 /**
  * createPostgresDeliveryQueue is the DeliveryQueue on PostgreSQL, as the
- * port's JSDoc (webhooks/delivery-queue.ts) describes it, but for one
+ * port's JSDoc (store/delivery-queue.ts) describes it, but for one
  * point: claims lock the candidate endpoints before counting their leases
  * waiting for them rather than skipping them (see candidatesText), leases run
  * on the database's now(), completions are fenced by the lease token and

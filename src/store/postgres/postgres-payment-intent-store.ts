@@ -8,7 +8,7 @@ import type { Database, Transaction } from "./database.js";
 import { createEventContextCache } from "./event-context-cache.js";
 import { readEventContext, recordCreation, recordEvents, type EventChange } from "./event-sql.js";
 import * as sql from "./intent-sql.js";
-import type { PipelineStep } from "./pipeline.js";
+import type { StatementStep } from "./statement-pipeline.js";
 
 export interface PostgresPaymentIntentStoreOptions {
   /**
@@ -52,7 +52,7 @@ export function createPostgresPaymentIntentStore(db: Database, options: Postgres
     return existing;
   }
 
-  async function readOne(step: PipelineStep): Promise<PaymentIntentRecord | undefined> {
+  async function readOne(step: StatementStep): Promise<PaymentIntentRecord | undefined> {
     const [result] = await db.run(false, [step]);
     return first(result!.rows, (row) => sql.readIntent(row));
   }
@@ -64,7 +64,7 @@ export function createPostgresPaymentIntentStore(db: Database, options: Postgres
    */
   async function changeWithEvents(
     outbox: EventOutbox,
-    step: PipelineStep,
+    step: StatementStep,
     fromOf: (intent: PaymentIntentRecord) => PaymentIntentStatus,
     at: Date,
   ): Promise<PaymentIntentRecord[]> {
@@ -86,7 +86,7 @@ export function createPostgresPaymentIntentStore(db: Database, options: Postgres
   }
 
   /** Sends steps, the events of changes and COMMIT in one round trip; announces the events after it. */
-  async function commitWithEvents(tx: Transaction, outbox: EventOutbox, changes: EventChange[], steps: PipelineStep[]) {
+  async function commitWithEvents(tx: Transaction, outbox: EventOutbox, changes: EventChange[], steps: StatementStep[]) {
     if (changes.length === 0) return tx.commit(steps);
     const recorded = recordEvents(outbox, changes);
     const results = await tx.commit([...steps, recorded.step]);
@@ -200,7 +200,7 @@ export function createPostgresPaymentIntentStore(db: Database, options: Postgres
         if (!intent) return undefined;
         const decision = await decide(intent, earlier!.rows.map(sql.readAttempt));
         if (!decision.attempt && !decision.next) return { intent, attempt: null };
-        const steps: PipelineStep[] = [];
+        const steps: StatementStep[] = [];
         if (decision.attempt) {
           checkStorableText([
             decision.attempt.id,

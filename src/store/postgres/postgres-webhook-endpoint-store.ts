@@ -1,5 +1,5 @@
-import type { SecretBox } from "../../webhooks/secret-box.js";
-import { rotateSigningSecrets } from "../../webhooks/signing-secrets.js";
+import type { SecretBox } from "../../lib/secret-box.js";
+import { rotateSigningSecrets } from "../../domain/signing-secrets.js";
 import { checkStorableText, isStorableText } from "../storable-text.js";
 import type {
   CreateEndpointResult,

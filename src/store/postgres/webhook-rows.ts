@@ -1,7 +1,7 @@
 import type { EventType } from "../../domain/event.js";
-import type { DeliveryAttempt, DeliveryStatus, DisabledReason } from "../../webhooks/delivery-queue.js";
-import { SecretBoxError, type SecretBox } from "../../webhooks/secret-box.js";
-import type { SigningSecret } from "../../webhooks/signing-secrets.js";
+import type { DeliveryAttempt, DeliveryStatus, DisabledReason } from "../delivery-queue.js";
+import { SecretBoxError, type SecretBox } from "../../lib/secret-box.js";
+import type { SigningSecret } from "../../domain/signing-secrets.js";
 import type { WebhookDeliveryRecord, WebhookEndpointRecord } from "../webhook-endpoint-store.js";
 import { epochMs, parseEpochMs } from "./sql-values.js";
 

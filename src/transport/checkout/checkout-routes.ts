@@ -7,7 +7,7 @@ import type { NodeRequest, NodeResponse } from "../../http/node-http.js";
 import type { CheckoutService } from "../../service/checkout-service.js";
 import { checkCallbackUrl } from "../../service/field-rules.js";
 import { BodyTooLarge, ClientGone, readBody } from "../../http/read-body.js";
-import type { RequestContext } from "../../pipeline/request-context.js";
+import type { RequestContext } from "../../http/request-context.js";
 import { checkoutPage, messagePage, notFoundPage, resultPage } from "./checkout-pages.js";
 import type { Csrf } from "./csrf.js";
 import { checkoutCssHash } from "./html.js";

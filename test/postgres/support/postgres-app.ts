@@ -3,7 +3,7 @@ import { createSystemClock } from "../../../src/lib/clock.js";
 import { createIdGenerator } from "../../../src/lib/ids.js";
 import { silentLogger, type Logger } from "../../../src/lib/logger.js";
 import { createApp } from "../../../src/server/create-app.js";
-import { listen, type ListeningServer } from "../../../src/server/listen.js";
+import { listen, type ListeningServer } from "../../../src/listener/listen.js";
 import type { NodeHandler } from "../../../src/http/node-http.js";
 import type { PostgresStores } from "../../../src/store/postgres/open-postgres-stores.js";
 import { openMigratedStores } from "../../support/postgres.js";

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import net from "node:net";
 import { setTimeout as delay } from "node:timers/promises";
-import type { DroppedConnection, RefusedRequest } from "../../../src/server/listener-events.js";
-import { listen, type ListeningServer, type ListenOptions } from "../../../src/server/listen.js";
-import type { ListenLimits } from "../../../src/server/listen-limits.js";
+import type { DroppedConnection, RefusedRequest } from "../../../src/listener/listener-events.js";
+import { listen, type ListeningServer, type ListenOptions } from "../../../src/listener/listen.js";
+import type { ListenLimits } from "../../../src/listener/listen-limits.js";
 import type { NodeHandler } from "../../../src/http/node-http.js";
 
 /** A listener on 127.0.0.1 with what it reported. */

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, it } from "node:test";
-import type { DeliveryAttempt, DeliveryQueue, DisabledReason } from "../../../src/webhooks/delivery-queue.js";
-import type { DeliveryRecord, NewDelivery } from "../../../src/webhooks/memory-delivery-queue.js";
-import type { SigningSecret } from "../../../src/webhooks/signing-secrets.js";
+import type { DeliveryAttempt, DeliveryQueue, DisabledReason } from "../../../src/store/delivery-queue.js";
+import type { DeliveryRecord, NewDelivery } from "../../../src/store/memory/memory-delivery-queue.js";
+import type { SigningSecret } from "../../../src/domain/signing-secrets.js";
 
 /**
  * DeliveryQueueHarness is a DeliveryQueue with what the contract needs to set

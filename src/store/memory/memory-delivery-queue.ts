@@ -6,8 +6,8 @@ import type {
   DeliveryQueue,
   DeliveryStatus,
   DisabledReason,
-} from "./delivery-queue.js";
-import type { SigningSecret } from "./signing-secrets.js";
+} from "../delivery-queue.js";
+import type { SigningSecret } from "../../domain/signing-secrets.js";
 
 /** MemoryEndpoint is an endpoint as the memory queue keeps it. */
 export interface MemoryEndpoint {

@@ -2,7 +2,7 @@ import type { Connection, Submittable } from "pg";
 import type { PreparedStatements } from "./prepared-statements.js";
 
 /** One statement of a pipeline: SQL with `$n` placeholders and its values, as text or null. */
-export interface PipelineStep {
+export interface StatementStep {
   readonly text: string;
   readonly values: readonly (string | null)[];
 }
@@ -14,7 +14,7 @@ export interface StepResult {
 }
 
 /** Where a pipeline got to: whether its messages were written, and whether the server answered an error. */
-export interface PipelineProgress {
+export interface StatementPipelineProgress {
   /** The messages (Sync included) were handed to the socket. */
   readonly sent: boolean;
   /** How many statements the server reported complete. */
@@ -40,7 +40,7 @@ interface CommandComplete {
 const rowCountPattern = / (\d+)$/;
 
 /**
- * Pipeline sends several statements in one round trip over node-postgres: for
+ * StatementPipeline sends several statements in one round trip over node-postgres: for
  * each step Parse, Bind and Execute of the unnamed statement and portal, then
  * one Sync for all of them (PostgreSQL protocol §55.2.3, "Extended Query").
  * Everything before the Sync is one implicit transaction: a statement that
@@ -63,12 +63,12 @@ const rowCountPattern = / (\d+)$/;
  * server sent: no Describe is sent, so node-postgres parses no types and
  * builds no row objects; the stores turn columns into records by position.
  */
-export class Pipeline implements Submittable, PipelineProgress {
+export class StatementPipeline implements Submittable, StatementPipelineProgress {
   sent = false;
   completed = 0;
   readonly results: StepResult[];
   private settled = false;
-  private readonly steps: readonly PipelineStep[];
+  private readonly steps: readonly StatementStep[];
   private readonly done: (error: Error | undefined, results: StepResult[]) => void;
   private readonly prepared: PreparedStatements | undefined;
   /** This connection's prepared names, and those this pipeline prepares. */
@@ -76,7 +76,7 @@ export class Pipeline implements Submittable, PipelineProgress {
   private readonly preparing: string[] = [];
 
   constructor(
-    steps: readonly PipelineStep[],
+    steps: readonly StatementStep[],
     done: (error: Error | undefined, results: StepResult[]) => void,
     prepared?: PreparedStatements,
   ) {

@@ -1,4 +1,4 @@
-import type { SigningSecret } from "./signing-secrets.js";
+import type { SigningSecret } from "../domain/signing-secrets.js";
 
 /**
  * DeliveryQueue is the port between the webhook delivery engine and the

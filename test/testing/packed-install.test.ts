@@ -8,12 +8,12 @@ import { after, before, describe, it } from "node:test";
 import { pathToFileURL } from "node:url";
 import { commandEnv, packAndInstall, pinnedVersion, projectNode as node, repoRoot, runCommand as run, type PackedInstall } from "../support/packed-install.js";
 
-/** The node:test example of README "Testing your integration", which must run as printed. */
+/** The node:test example of docs/testing.md, "Testing your integration", which must run as printed. */
 function readmeExample(): string {
-  const readme = readFileSync(path.join(repoRoot, "README.md"), "utf8");
+  const readme = readFileSync(path.join(repoRoot, "docs", "testing.md"), "utf8");
   const section = readme.slice(readme.indexOf("### In a Node test suite"));
   const example = /```js\n([\s\S]*?)```/.exec(section)?.[1];
-  assert.ok(example, "README has a node:test example under 'In a Node test suite'");
+  assert.ok(example, "docs/testing.md has a node:test example under 'In a Node test suite'");
   return example;
 }
 

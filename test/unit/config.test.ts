@@ -398,8 +398,8 @@ describe("settingNames", () => {
     assert.deepEqual([...settingNames].sort(), [...read].sort());
   });
 
-  it("include TEST_HELPERS and TEST_CLOCK, which the README's configuration table describes", () => {
-    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+  it("include TEST_HELPERS and TEST_CLOCK, which the configuration table (docs/configuration.md) describes", () => {
+    const readme = readFileSync(new URL("../../docs/configuration.md", import.meta.url), "utf8");
     for (const name of ["TEST_HELPERS", "TEST_CLOCK"] as const) {
       assert.ok(settingNames.includes(name));
       assert.match(readme, new RegExp(`^\\| \`${name}\` \\|`, "m"), name);

@@ -1,4 +1,5 @@
 import { invalid } from "../../rules/invalid.js";
+import type { RestSpelling } from "../../openapi/proto-schemas.js";
 import type { FieldAdapter } from "../decode-json.js";
 
 const field = "payments.v2.CreatePaymentIntentRequest.payment_method";
@@ -27,3 +28,8 @@ export const paymentMethodAdapter: [string, FieldAdapter] = [
   },
 ];
 
+/** The same spelling in the OpenAPI document: an item is a name, or an object whose only key, type, is one. */
+export const paymentMethodSpelling: [string, RestSpelling] = [
+  field,
+  (item) => ({ oneOf: [item, { type: "object", additionalProperties: false, required: ["type"], properties: { type: item } }] }),
+];

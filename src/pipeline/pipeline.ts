@@ -8,8 +8,8 @@ import type { RateDecision, RateLimit, RateLimiter } from "../limits/rate-limite
 import { HttpRefusal } from "../http/http-refusal.js";
 import { BodyTooLarge, ClientGone } from "../http/read-body.js";
 import type { Logger } from "../lib/logger.js";
-import { createContractRuleReader } from "../rules/contract-rules.js";
-import { createRequestChecker, type RequestChecker } from "../rules/request-checker.js";
+import { createContractChecker } from "../rules/contract-rules.js";
+import type { RequestChecker } from "../rules/request-checker.js";
 import type { Procedure, ProcedureCall } from "./procedure.js";
 import type { RequestContext } from "../http/request-context.js";
 
@@ -66,7 +66,7 @@ const neverAborted = new AbortController().signal;
 
 /** createPipeline builds the pipeline over the key verifier (which carries the rate limit). */
 export function createPipeline(options: PipelineOptions): Pipeline {
-  const checker = options.checker ?? createRequestChecker({ rules: createContractRuleReader() });
+  const checker = options.checker ?? createContractChecker();
 
   const { verifier, keyLimit, failedAuth } = options;
 

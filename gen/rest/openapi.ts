@@ -457,7 +457,7 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
           {
             "name": "paymentIntentId",
             "in": "query",
-            "description": "Only events of this payment intent: at most 100 characters, far above pi_ + a UUID and short enough to bind in a page token.",
+            "description": "Only events of this payment intent. Its length is bounded far above pi_ + a UUID, and short enough to bind in a page token.",
             "schema": {
               "type": "string",
               "maxLength": 100
@@ -710,7 +710,7 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
         "minLength": 10,
         "maxLength": 10,
         "pattern": "^[0-9]+$",
-        "description": "A ten-digit NUBAN (the check digit is not verified: its algorithm differs between banks and microfinance institutions)."
+        "description": "A NUBAN (the check digit is not verified: its algorithm differs between banks and microfinance institutions)."
       },
       "AdvanceClockRequest": {
         "type": "object",
@@ -723,7 +723,7 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
             "type": "integer",
             "minimum": 1,
             "maximum": 315360000,
-            "description": "Whole seconds to move forward: at most ten years."
+            "description": "Whole seconds to move the clock forward."
           }
         },
         "description": "AdvanceClockRequest says how far to move the clock."

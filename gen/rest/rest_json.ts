@@ -265,11 +265,11 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description A ten-digit NUBAN (the check digit is not verified: its algorithm differs between banks and microfinance institutions). */
+        /** @description A NUBAN (the check digit is not verified: its algorithm differs between banks and microfinance institutions). */
         AccountNumber: string;
         /** @description AdvanceClockRequest says how far to move the clock. */
         AdvanceClockRequest: {
-            /** @description Whole seconds to move forward: at most ten years. */
+            /** @description Whole seconds to move the clock forward. */
             seconds: number;
         };
         /** @description A CBN bank or institution code. */
@@ -911,7 +911,7 @@ export interface operations {
                 pageToken?: string;
                 /** @description Only events of this type. */
                 type?: components["schemas"]["EventType"] | "";
-                /** @description Only events of this payment intent: at most 100 characters, far above pi_ + a UUID and short enough to bind in a page token. */
+                /** @description Only events of this payment intent. Its length is bounded far above pi_ + a UUID, and short enough to bind in a page token. */
                 paymentIntentId?: string;
             };
             header?: never;

@@ -47,7 +47,7 @@ export interface GenerateOpenApiOptions {
  * scalar fields as parameters, by JSON name; the body and the answer as
  * schemas of their messages (proto-schemas.ts), with the field rules as
  * keywords and the proto comments as descriptions. `npm run generate` runs
- * it (scripts/protoc-gen-rest.ts) into gen/rest/; a test runs it on altered
+ * it (scripts/protoc-gen-rest) into gen/rest/; a test runs it on altered
  * descriptors to show that one option changes everything derived from it.
  */
 export function generateOpenApi(options: GenerateOpenApiOptions): GeneratedOpenApi {

@@ -93,8 +93,8 @@ export type ListEventsRequest = Message<"payments.v2.ListEventsRequest"> & {
   type: string;
 
   /**
-   * Only events of this payment intent: at most 100 characters, far above
-   * pi_ + a UUID and short enough to bind in a page token.
+   * Only events of this payment intent. Its length is bounded far above
+   * pi_ + a UUID, and short enough to bind in a page token.
    *
    * @generated from field: string payment_intent_id = 4;
    */

@@ -88,8 +88,8 @@ export type Shapes = Message<"payments.v2.Shapes"> & {
   description: string;
 
   /**
-   * A ten-digit NUBAN (the check digit is not verified: its algorithm differs
-   * between banks and microfinance institutions).
+   * A NUBAN (the check digit is not verified: its algorithm differs between
+   * banks and microfinance institutions).
    *
    * @generated from field: string account_number = 10;
    */

@@ -219,7 +219,7 @@ export const ExpirePaymentIntentRequestSchema: GenMessage<ExpirePaymentIntentReq
  */
 export type AdvanceClockRequest = Message<"payments.v2.AdvanceClockRequest"> & {
   /**
-   * Whole seconds to move forward: at most ten years.
+   * Whole seconds to move the clock forward.
    *
    * @generated from field: int64 seconds = 1;
    */

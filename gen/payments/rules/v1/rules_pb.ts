@@ -2,7 +2,7 @@
 // declared once, beside the field. The service checks every request against
 // them before any procedure runs, whatever the protocol (src/rules); the
 // OpenAPI document and the REST JSON types are generated from them by
-// `npm run generate` (scripts/protoc-gen-rest.ts).
+// `npm run generate` (scripts/protoc-gen-rest).
 //
 // The messages, field names and numbers are protovalidate's (buf.validate),
 // so that moving to it is mechanical: (payments.rules.v1.field) becomes

@@ -161,7 +161,7 @@ function errors(...statuses: number[]): Record<string, Ref> {
   return Object.fromEntries([...statuses].sort().map((status) => [String(status), responseRef(`Error${status}`)]));
 }
 
-/** The §7 body of every error answer: the REST error writer's (src/http/write-json.ts), not a proto message. */
+/** The §7 body of every error answer: the REST error writer's (errorBody, src/http/http-status.ts), not a proto message. */
 const errorSchema: JsonSchema = {
   type: "object",
   description: "Every non-2xx response (§7).",

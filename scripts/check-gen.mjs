@@ -1,6 +1,11 @@
 // Fails when gen/ is not exactly what `buf generate` makes from proto/ now:
 // gen/ is committed and never edited by hand (STYLE.md §4), so a proto change
-// without `npm run generate`, or a hand edit, must not pass CI.
+// without `npm run generate`, or a hand edit, must not pass CI. That covers
+// both plugins of buf.gen.yaml: protoc-gen-es's code, and protoc-gen-rest's
+// REST description in gen/rest/ (the OpenAPI paths and schemas, and the REST
+// JSON types of ./testing and the test client), so a changed field rule, or a
+// changed generator (scripts/protoc-gen-rest, src/openapi), must be
+// regenerated and committed too.
 //
 // It generates into a temporary directory with the project's own buf.gen.yaml
 // (`buf generate -o` prefixes every plugin's out directory) and compares every

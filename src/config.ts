@@ -1,6 +1,6 @@
 import { connectionBudget, defaultListenLimits, defaultMaxConnections, type ListenLimits } from "./listener/listen-limits.js";
 import { isLogLevel, logLevels, type LogLevel } from "./observability/log-level.js";
-import { processorNamePattern } from "./service/payment-method-catalogue.js";
+import { isPaymentMethodName } from "./service/payment-method-catalogue.js";
 import { defaultRetrySchedule, parseRetrySchedule } from "./webhooks/retry-policy.js";
 import { parseSecretKey } from "./lib/secret-box.js";
 
@@ -240,7 +240,7 @@ export function readConfig(env: Env, system: SystemLimits = {}): Config {
     .map((name) => name.trim())
     .filter((name) => name !== "");
   for (const name of processors) {
-    if (!processorNamePattern.test(name) || ["card", "bank_transfer", "ussd"].includes(name)) {
+    if (!isPaymentMethodName(name) || ["card", "bank_transfer", "ussd"].includes(name)) {
       fail("PAYMENT_PROCESSORS", name, "comma-separated names of a-z 0-9 _ (starting with a letter), other than card, bank_transfer, ussd");
     }
   }

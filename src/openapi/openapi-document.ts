@@ -1,6 +1,9 @@
 import { STATUS_CODES } from "node:http";
+import { generatedOpenApi } from "../../gen/rest/openapi.js";
+import type { GeneratedOpenApi, GeneratedOperation } from "./generate-openapi.js";
+import type { JsonSchema } from "./json-schema.js";
 import { createOpenApiExamples, type Examples } from "./openapi-examples.js";
-import { schemas, type JsonSchema } from "./openapi-schemas.js";
+import { createApiOverlay, type ApiOverlay } from "./openapi-overlay.js";
 
 /** Ref points into components (OpenAPI 3.1 §4.8.23). */
 export interface Ref {
@@ -94,6 +97,8 @@ export interface OpenApiDocumentOptions {
   basePath: string;
   /** The service's version, shown in info.version. */
   version?: string;
+  /** What the proto says (paths, parameters, schemas): gen/rest/openapi.ts unless a test passes its own. */
+  generated?: GeneratedOpenApi;
 }
 
 const json = (schema: JsonSchema, examples: Examples): Record<string, MediaType> => ({ "application/json": { schema, examples } });
@@ -156,55 +161,98 @@ function errors(...statuses: number[]): Record<string, Ref> {
   return Object.fromEntries([...statuses].sort().map((status) => [String(status), responseRef(`Error${status}`)]));
 }
 
-/** pageSize and pageToken: keyset paging, the same on every list. */
-const pagingParameters = [
-  {
-    name: "pageSize",
-    in: "query",
-    description: "Items per page, 1–100; default 50.",
-    schema: { type: "integer", minimum: 1, maximum: 100, default: 50 },
-    example: 20,
+/** The §7 body of every error answer: the REST error writer's (errorBody, src/http/http-status.ts), not a proto message. */
+const errorSchema: JsonSchema = {
+  type: "object",
+  description: "Every non-2xx response (§7).",
+  additionalProperties: false,
+  required: ["status", "title", "message"],
+  properties: {
+    status: { type: "integer", minimum: 400, maximum: 599, description: "The HTTP status code." },
+    title: { type: "string", minLength: 1, description: "The status's HTTP reason phrase." },
+    message: { type: "string", minLength: 1, description: "What went wrong; names the field for validation errors; never internals." },
   },
-  {
-    name: "pageToken",
-    in: "query",
-    description: "nextPageToken of the previous page: opaque, signed, bound to the merchant and the filters.",
-    schema: { type: "string", minLength: 1 },
-  },
-] as const;
-
-const idParameter: Parameter = {
-  name: "id",
-  in: "path",
-  required: true,
-  description: "The payment intent's id (pi_…).",
-  schema: { type: "string", minLength: 1 },
-  example: "pi_019aa3c4-0f7d-7e21-8a64-93b25c1d7e08",
 };
 
-/** The path id of an event or an endpoint route. */
-const pathId = (description: string, example: string): Parameter => ({
-  name: "id",
-  in: "path",
-  required: true,
-  description,
-  schema: { type: "string", minLength: 1 },
-  example,
-});
-const eventIdParameter = pathId("The event's id (evt_…).", "evt_019aa3c6-7b1e-7c4a-9f57-1d2e3f405162");
-const endpointIdParameter = pathId("The webhook endpoint's id (we_…).", "we_019aa3b0-4c2d-7a19-8e6f-2b7c9d0e1f34");
+/** operationOf is a generated operation with what the overlay says of it. */
+function operationOf(generated: GeneratedOperation, overlay: ApiOverlay): Operation {
+  const extra = overlay.operations[generated.operationId];
+  if (!extra) throw new Error(`the OpenAPI overlay says nothing of ${generated.operationId}`);
+  const examples = extra.requestExamples;
+  const tag = overlay.tags[generated["x-service"]]!;
+  const output = generated.responses["200"].content["application/json"].schema;
+  const body = generated.requestBody?.content["application/json"].schema;
+  if (body && !examples) throw new Error(`the OpenAPI overlay has no request example of ${generated.operationId}`);
+  const successes = Object.entries(extra.success).map(([status, success]): [string, Response] => [
+    status,
+    {
+      description: success.description,
+      headers: { ...commonHeaders, ...Object.fromEntries(Object.entries(success.headers ?? {}).map(([name, component]) => [name, headerRef(component)])) },
+      content: json(output, success.examples),
+    },
+  ]);
+  return {
+    operationId: generated.operationId,
+    summary: extra.summary,
+    description: [generated.description, extra.rest].filter(Boolean).join("\n\n"),
+    tags: [tag.name],
+    parameters: [
+      parameterRef("XRequestId"),
+      ...generated.parameters.map((parameter) => {
+        const example = extra.parameterExamples?.[parameter.name];
+        return { ...parameter, description: parameter.description ?? "", ...(example !== undefined && { example }) };
+      }),
+    ],
+    ...(body && { requestBody: { required: true, content: json(body, examples!) } }),
+    responses: { ...Object.fromEntries(successes), ...errors(...everyOperation, ...(body ? withBody : []), ...extra.errors) },
+  };
+}
+
+/** The component schemas that refs reachable from root name, transitively: what the document's operations use. */
+function reachable(schemas: Record<string, JsonSchema>, root: unknown): Record<string, JsonSchema> {
+  const used = new Set<string>();
+  const visit = (value: unknown) => {
+    if (typeof value !== "object" || value === null) return;
+    for (const [key, child] of Object.entries(value)) {
+      if (key === "$ref" && typeof child === "string" && child.startsWith("#/components/schemas/")) {
+        const name = child.slice("#/components/schemas/".length);
+        if (!used.has(name)) {
+          used.add(name);
+          visit(schemas[name]);
+        }
+      } else visit(child);
+    }
+  };
+  visit(root);
+  return Object.fromEntries(Object.entries(schemas).filter(([name]) => used.has(name)));
+}
 
 /**
- * createOpenApiDocument describes the REST API: one operation per
- * google.api.http rule of the proto (a test holds the two to each other), every
- * parameter, body, response, header and error. It is written by hand, because
- * the REST contract refines proto3 JSON (always-present nulls, int64 strings,
- * millisecond times, 201 vs 200) in ways a generator would not know; the test
- * that validates real responses against it keeps it honest.
+ * createOpenApiDocument describes the REST API: what the proto says, generated
+ * from it (gen/rest/openapi.ts: one operation per google.api.http rule, its
+ * parameters, bodies and their schemas with every field rule), with what the
+ * proto cannot say from the overlay (openapi-overlay.ts: titles, tags, 201 and
+ * the headers of each answer, errors, examples) and the parts common to
+ * every operation here (errors, headers, security). The test helpers' routes
+ * are left out: they exist only in a sandbox. The test that validates real
+ * responses against it keeps it honest.
  */
 export function createOpenApiDocument(options: OpenApiDocumentOptions): OpenApiDocument {
   const { basePath, publicUrl } = options;
+  const generated = options.generated ?? (generatedOpenApi as unknown as GeneratedOpenApi);
   const examples = createOpenApiExamples({ publicUrl, basePath });
+  const overlay = createApiOverlay(examples);
+  const services = Object.keys(overlay.tags);
+  const paths: Record<string, PathItem> = {};
+  // Service by service, in the overlay's order, as tools list them.
+  for (const service of services) {
+    for (const [path, item] of Object.entries(generated.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        if (operation["x-service"] !== service) continue;
+        (paths[path] ??= {})[method as HttpMethod] = operationOf(operation, overlay);
+      }
+    }
+  }
   return {
     openapi: "3.1.0",
     info: {
@@ -226,255 +274,10 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions): OpenApiD
     // naming it anyway makes Stoplight Prism skip validating bodies.
     servers: [{ url: `${publicUrl}${basePath}`, description: "This service (PUBLIC_URL + BASE_PATH)." }],
     security: [{ apiKey: [] }],
-    tags: [
-      { name: "Payment intents", description: "Create, read, list and cancel payment intents." },
-      { name: "Settlement accounts", description: "The bank accounts a merchant is paid out to." },
-      { name: "Events", description: "What happened to the merchant's payment intents: the bodies of webhook deliveries." },
-      { name: "Webhook endpoints", description: "Where events are delivered, signed as Standard Webhooks, and what was delivered." },
-    ],
-    paths: {
-      "/v2/payment-intents": {
-        post: {
-          operationId: "CreatePaymentIntent",
-          summary: "Create a payment intent",
-          description:
-            "Creates an intent (201, with Location). Sending the same clientReference with an identical request (after defaults) replays the stored intent: 200 with Idempotent-Replayed: true. A different request with a used reference, or the reference of a deleted intent, is 409.",
-          tags: ["Payment intents"],
-          parameters: [parameterRef("XRequestId")],
-          requestBody: { required: true, content: json(schemaRef("CreatePaymentIntentRequest"), examples.createPaymentIntentRequest) },
-          responses: {
-            "201": {
-              description: "Created.",
-              headers: { ...commonHeaders, Location: headerRef("Location") },
-              content: json(schemaRef("PaymentIntent"), examples.paymentIntentCreated),
-            },
-            "200": {
-              description: "An idempotent replay: the intent stored for this clientReference.",
-              headers: { ...commonHeaders, "Idempotent-Replayed": headerRef("IdempotentReplayed") },
-              content: json(schemaRef("PaymentIntent"), examples.paymentIntentReplayed),
-            },
-            ...errors(...everyOperation, ...withBody, 409),
-          },
-        },
-        get: {
-          operationId: "ListPaymentIntents",
-          summary: "List payment intents",
-          description:
-            "Newest first (createdAt, then id, descending), with keyset paging. Deleted intents never appear. The next page's URL is also in the Link header.",
-          tags: ["Payment intents"],
-          parameters: [
-            parameterRef("XRequestId"),
-            ...pagingParameters,
-            { name: "clientReference", in: "query", description: "Only the intent with this reference.", schema: schemaRef("ClientReference") },
-            { name: "status", in: "query", description: "Only intents in this status.", schema: schemaRef("PaymentIntentStatus") },
-          ],
-          responses: {
-            "200": {
-              description: "One page.",
-              headers: { ...commonHeaders, Link: headerRef("Link") },
-              content: json(schemaRef("ListPaymentIntentsResponse"), examples.paymentIntentPage),
-            },
-            ...errors(...everyOperation),
-          },
-        },
-      },
-      "/v2/payment-intents/{id}": {
-        get: {
-          operationId: "GetPaymentIntent",
-          summary: "Read a payment intent",
-          description: "What to call after the customer comes back to callbackUrl. Unknown, another merchant's and deleted intents are 404.",
-          tags: ["Payment intents"],
-          parameters: [parameterRef("XRequestId"), idParameter],
-          responses: {
-            "200": {
-              description: "The intent.",
-              headers: commonHeaders,
-              content: json(schemaRef("PaymentIntentListItem"), examples.paymentIntentListItem),
-            },
-            ...errors(...everyOperation, 404),
-          },
-        },
-        delete: {
-          operationId: "DeletePaymentIntent",
-          summary: "Cancel a payment intent",
-          description:
-            "A soft delete: a pending intent becomes cancelled, is kept for audit and disappears from the API. An intent that is no longer pending is 409; unknown, another merchant's or already deleted is 404.",
-          tags: ["Payment intents"],
-          parameters: [parameterRef("XRequestId"), idParameter],
-          responses: {
-            "200": {
-              description: "Deleted.",
-              headers: commonHeaders,
-              content: json(schemaRef("DeletePaymentIntentResponse"), examples.paymentIntentDeleted),
-            },
-            ...errors(...everyOperation, 404, 409),
-          },
-        },
-      },
-      "/v2/settlement-accounts": {
-        post: {
-          operationId: "CreateSettlementAccount",
-          summary: "Register a settlement account",
-          description: "Registers a Nigerian bank account (NUBAN). Registering the same bankCode and accountNumber twice is 409.",
-          tags: ["Settlement accounts"],
-          parameters: [parameterRef("XRequestId")],
-          requestBody: {
-            required: true,
-            content: json(schemaRef("CreateSettlementAccountRequest"), examples.createSettlementAccountRequest),
-          },
-          responses: {
-            "201": { description: "Registered.", headers: commonHeaders, content: json(schemaRef("SettlementAccount"), examples.settlementAccount) },
-            ...errors(...everyOperation, ...withBody, 409),
-          },
-        },
-        get: {
-          operationId: "ListSettlementAccounts",
-          summary: "List settlement accounts",
-          description:
-            "The merchant's accounts, newest first (createdAt, then id, descending), with keyset paging as for payment intents. The next page's URL is also in the Link header.",
-          tags: ["Settlement accounts"],
-          parameters: [parameterRef("XRequestId"), ...pagingParameters],
-          responses: {
-            "200": {
-              description: "One page.",
-              headers: { ...commonHeaders, Link: headerRef("Link") },
-              content: json(schemaRef("ListSettlementAccountsResponse"), examples.settlementAccountList),
-            },
-            ...errors(...everyOperation),
-          },
-        },
-      },
-      "/v2/events": {
-        get: {
-          operationId: "ListEvents",
-          summary: "List events",
-          description:
-            "Newest first (timestamp, then id, descending), with keyset paging as for payment intents. The next page's URL is also in the Link header.",
-          tags: ["Events"],
-          parameters: [
-            parameterRef("XRequestId"),
-            ...pagingParameters,
-            { name: "type", in: "query", description: "Only events of this type.", schema: schemaRef("EventType") },
-            { name: "paymentIntentId", in: "query", description: "Only events of this payment intent.", schema: { type: "string", minLength: 1, maxLength: 100 } },
-          ],
-          responses: {
-            "200": {
-              description: "One page.",
-              headers: { ...commonHeaders, Link: headerRef("Link") },
-              content: json(schemaRef("ListEventsResponse"), examples.eventPage),
-            },
-            ...errors(...everyOperation),
-          },
-        },
-      },
-      "/v2/events/{id}": {
-        get: {
-          operationId: "GetEvent",
-          summary: "Read an event",
-          description: "Exactly the body its webhook deliveries carry. Unknown and another merchant's events are 404.",
-          tags: ["Events"],
-          parameters: [parameterRef("XRequestId"), eventIdParameter],
-          responses: {
-            "200": { description: "The event.", headers: commonHeaders, content: json(schemaRef("Event"), examples.event) },
-            ...errors(...everyOperation, 404),
-          },
-        },
-      },
-      "/v2/events/{id}/redeliver": {
-        post: {
-          operationId: "RedeliverEvent",
-          summary: "Deliver an event again",
-          description:
-            "Queues a fresh delivery, due at once, to every enabled endpoint that takes the event's type, or to the one named. A disabled endpoint is 409; an unknown event or endpoint 404.",
-          tags: ["Events"],
-          parameters: [parameterRef("XRequestId"), eventIdParameter],
-          requestBody: { required: true, content: json(schemaRef("RedeliverEventRequest"), examples.redeliverEventRequest) },
-          responses: {
-            "200": { description: "Queued.", headers: commonHeaders, content: json(schemaRef("RedeliverEventResponse"), examples.redeliverEventResponse) },
-            ...errors(...everyOperation, ...withBody, 404, 409),
-          },
-        },
-      },
-      "/v2/webhook-endpoints": {
-        post: {
-          operationId: "CreateWebhookEndpoint",
-          summary: "Register a webhook endpoint",
-          description:
-            "Registers an endpoint (201). The answer is the only time its signing secret is shown. The URL's host is resolved, and refused when any address is not public. A merchant has at most 16 endpoints; one more is 409.",
-          tags: ["Webhook endpoints"],
-          parameters: [parameterRef("XRequestId")],
-          requestBody: { required: true, content: json(schemaRef("CreateWebhookEndpointRequest"), examples.createWebhookEndpointRequest) },
-          responses: {
-            "201": { description: "Registered.", headers: commonHeaders, content: json(schemaRef("WebhookEndpointWithSecret"), examples.webhookEndpointCreated) },
-            ...errors(...everyOperation, ...withBody, 409),
-          },
-        },
-        get: {
-          operationId: "ListWebhookEndpoints",
-          summary: "List webhook endpoints",
-          description: "Every endpoint of the merchant, enabled or disabled, oldest first; never a secret.",
-          tags: ["Webhook endpoints"],
-          parameters: [parameterRef("XRequestId")],
-          responses: {
-            "200": { description: "The endpoints.", headers: commonHeaders, content: json(schemaRef("ListWebhookEndpointsResponse"), examples.webhookEndpointList) },
-            ...errors(...everyOperation),
-          },
-        },
-      },
-      "/v2/webhook-endpoints/{id}": {
-        delete: {
-          operationId: "DeleteWebhookEndpoint",
-          summary: "Delete a webhook endpoint",
-          description:
-            "Removes the endpoint: it is no longer listed, its pending deliveries end as failed and no new one is made. Unknown, another merchant's or already deleted is 404.",
-          tags: ["Webhook endpoints"],
-          parameters: [parameterRef("XRequestId"), endpointIdParameter],
-          responses: {
-            "200": { description: "Deleted.", headers: commonHeaders, content: json(schemaRef("DeleteWebhookEndpointResponse"), examples.webhookEndpointDeleted) },
-            ...errors(...everyOperation, 404),
-          },
-        },
-      },
-      "/v2/webhook-endpoints/{id}/rotate-secret": {
-        post: {
-          operationId: "RotateWebhookEndpointSecret",
-          summary: "Rotate an endpoint's signing secret",
-          description: "Replaces the secret and shows the new one, this once. For 24 hours deliveries are signed with the new and the old secret.",
-          tags: ["Webhook endpoints"],
-          parameters: [parameterRef("XRequestId"), endpointIdParameter],
-          requestBody: { required: true, content: json(schemaRef("RotateWebhookEndpointSecretRequest"), examples.rotateWebhookEndpointSecretRequest) },
-          responses: {
-            "200": { description: "Rotated.", headers: commonHeaders, content: json(schemaRef("WebhookEndpointWithSecret"), examples.webhookEndpointRotated) },
-            ...errors(...everyOperation, ...withBody, 404),
-          },
-        },
-      },
-      "/v2/webhook-endpoints/{id}/deliveries": {
-        get: {
-          operationId: "ListWebhookDeliveries",
-          summary: "List an endpoint's deliveries",
-          description:
-            "Newest first (createdAt, then id, descending) with their attempts, with keyset paging. The next page's URL is also in the Link header.",
-          tags: ["Webhook endpoints"],
-          parameters: [
-            parameterRef("XRequestId"),
-            endpointIdParameter,
-            ...pagingParameters,
-            { name: "status", in: "query", description: "Only deliveries in this state.", schema: schemaRef("DeliveryStatus") },
-          ],
-          responses: {
-            "200": {
-              description: "One page.",
-              headers: { ...commonHeaders, Link: headerRef("Link") },
-              content: json(schemaRef("ListWebhookDeliveriesResponse"), examples.webhookDeliveryPage),
-            },
-            ...errors(...everyOperation, 404),
-          },
-        },
-      },
-    },
+    tags: Object.values(overlay.tags),
+    paths,
     components: {
-      schemas,
+      schemas: { ...reachable(generated.components.schemas, paths), Error: errorSchema },
       parameters: {
         XRequestId: {
           name: "X-Request-Id",

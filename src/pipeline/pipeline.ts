@@ -8,7 +8,8 @@ import type { RateDecision, RateLimit, RateLimiter } from "../limits/rate-limite
 import { HttpRefusal } from "../http/http-refusal.js";
 import { BodyTooLarge, ClientGone } from "../http/read-body.js";
 import type { Logger } from "../lib/logger.js";
-import { createStringChecks } from "./check-strings.js";
+import { createContractChecker } from "../rules/contract-rules.js";
+import type { RequestChecker } from "../rules/request-checker.js";
 import type { Procedure, ProcedureCall } from "./procedure.js";
 import type { RequestContext } from "../http/request-context.js";
 
@@ -31,12 +32,15 @@ export interface PipelineOptions {
   keyLimit?: { limiter: RateLimiter; limit: RateLimit };
   /** Failed authentications per client address (AUTH_FAILURES_PER_MINUTE); absent, not throttled. */
   failedAuth?: FailedAuthThrottle;
+  /** The field rules every input passes before its procedure; by default the proto's (src/rules). */
+  checker?: RequestChecker;
 }
 
 /**
  * Pipeline is the one path every call takes, whatever protocol brought it:
- * authenticate (when the procedure needs a key) and rate-limit, refuse input
- * no store can hold, run the procedure, and keep unexpected failures private.
+ * authenticate (when the procedure needs a key) and rate-limit, check the
+ * input against the proto's field rules (filling declared defaults), run the
+ * procedure, and keep unexpected failures private.
  * The protocols only frame, decode and encode around it.
  */
 export interface Pipeline {
@@ -62,7 +66,7 @@ const neverAborted = new AbortController().signal;
 
 /** createPipeline builds the pipeline over the key verifier (which carries the rate limit). */
 export function createPipeline(options: PipelineOptions): Pipeline {
-  const strings = createStringChecks();
+  const checker = options.checker ?? createContractChecker();
 
   const { verifier, keyLimit, failedAuth } = options;
 
@@ -132,7 +136,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         let merchantId = call.keyFirst ? await principalOf(context, procedure, call) : "";
         const input = await readInput();
         if (!call.keyFirst) merchantId = await principalOf(context, procedure, call);
-        strings.checkFor(procedure.method.input)(input);
+        checker.checkFor(procedure.method.input)(input);
         const procedureCall: ProcedureCall = { merchantId, context, signal: neverAborted };
         return await procedure.unary!(input, procedureCall);
       } catch (error) {
@@ -143,7 +147,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     async stream(context, procedure, call, inputs, signal) {
       try {
         const merchantId = await principalOf(context, procedure, call);
-        const check = strings.checkFor(procedure.method.input);
+        const check = checker.checkFor(procedure.method.input);
         const checked = (async function* () {
           for await (const input of inputs) {
             check(input);

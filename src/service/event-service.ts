@@ -8,13 +8,13 @@ import {
   type RedeliverEventRequest,
   type RedeliverEventResponse,
 } from "../../gen/payments/v2/events_pb.js";
-import { eventTypes, isEventType, type EventRecord } from "../domain/event.js";
+import { isEventType, type EventRecord } from "../domain/event.js";
 import type { Clock } from "../lib/clock.js";
 import type { IdGenerator } from "../lib/ids.js";
 import type { EventStore } from "../store/event-store.js";
 import type { WebhookEndpointStore } from "../store/webhook-endpoint-store.js";
 import { invalid } from "../rules/invalid.js";
-import { defaultPageSize, maxPageSize, type PageTokenCodec } from "./page-token.js";
+import type { PageTokenCodec } from "./page-token.js";
 import { deliveryMessage } from "./webhook-presenter.js";
 
 /** EventService reads a merchant's recorded events and queues them again (README, Webhooks). */
@@ -43,9 +43,6 @@ export function eventMessage(record: EventRecord): Event {
   return fromBinary(EventSchema, record.payload);
 }
 
-/** The longest payment intent id filter accepted: far above "pi_" + a UUID, and short enough to bind in a token. */
-const maxIdLength = 100;
-
 /**
  * createEventService serves recorded events: every read is scoped to the
  * merchant, so another merchant's event is NotFound exactly as an unknown one,
@@ -57,12 +54,8 @@ export function createEventService(deps: EventServiceDeps): EventService {
 
   return {
     async list(merchantId, request) {
-      const pageSize = request.pageSize ?? defaultPageSize;
-      if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > maxPageSize) {
-        throw invalid(`pageSize must be an integer from 1 to ${maxPageSize}`);
-      }
-      if (request.type !== "" && !isEventType(request.type)) throw invalid(`type must be one of ${eventTypes.join(", ")}`);
-      if (request.paymentIntentId.length > maxIdLength) throw invalid(`paymentIntentId must be at most ${maxIdLength} characters`);
+      // The field rules ran in the pipeline: pageSize is in range (its default filled in), the filters well-formed.
+      const pageSize = request.pageSize!;
       const scope = { merchantId, query: ["events", request.type, request.paymentIntentId] };
       let after;
       if (request.pageToken !== "") {

@@ -14,9 +14,8 @@ import type { IdGenerator } from "../lib/ids.js";
 import type { PaymentIntentStore } from "../store/payment-intent-store.js";
 import type { SettlementAccountStore } from "../store/settlement-account-store.js";
 import { invalid } from "../rules/invalid.js";
-import { checkClientReference } from "./field-rules.js";
 import { normalizeCreateRequest, type NormalizedCreate } from "./normalize-create-request.js";
-import { defaultPageSize, maxPageSize, type PageTokenCodec } from "./page-token.js";
+import type { PageTokenCodec } from "./page-token.js";
 import { ignorePaymentEvents, type PaymentEvents } from "./payment-events.js";
 import { createPaymentExpiry } from "./payment-expiry.js";
 import { assertTransition } from "./payment-state-machine.js";
@@ -134,14 +133,8 @@ export function createPaymentIntentService(deps: PaymentIntentServiceDeps): Paym
     },
 
     async list(merchantId, request) {
-      const pageSize = request.pageSize ?? defaultPageSize;
-      if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > maxPageSize) {
-        throw invalid(`pageSize must be an integer from 1 to ${maxPageSize}`);
-      }
-      if (request.clientReference !== "") checkClientReference("clientReference", request.clientReference);
-      if (request.status !== "" && !isPaymentIntentStatus(request.status)) {
-        throw invalid("status must be one of pending, successful, failed, expired, cancelled");
-      }
+      // The field rules ran in the pipeline: pageSize is in range (its default filled in), the filters well-formed.
+      const pageSize = request.pageSize!;
       const scope = { merchantId, query: ["payment_intents", request.clientReference, request.status] };
       let after;
       if (request.pageToken !== "") {

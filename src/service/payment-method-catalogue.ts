@@ -1,3 +1,5 @@
+import { shapeTest } from "../rules/contract-rules.js";
+
 /** PaymentMethodView is a catalogue entry as the API shows it (§2.2). */
 export interface PaymentMethodView {
   id: string;
@@ -27,8 +29,12 @@ const builtIns: Record<string, string[]> = {
   ussd: ["USSD code"],
 };
 
-/** Processor names: lower-case, so ids stay stable and URL-safe. */
-export const processorNamePattern = /^[a-z][a-z0-9_]{0,31}$/;
+/**
+ * isPaymentMethodName: a processor's name is a payment method's name as the
+ * proto's payment_method_name shape says (lower-case, so ids stay stable and
+ * URL-safe), or no create request could name it.
+ */
+export const isPaymentMethodName = shapeTest("payment_method_name");
 
 /**
  * createPaymentMethodCatalogue builds the catalogue. Ids are "pm_" + name, so
@@ -40,7 +46,7 @@ export function createPaymentMethodCatalogue(processors: readonly string[]): Pay
     entries.set(name, { id: `pm_${name}`, type: name, attributes: attributes.map((a) => ({ name: a })) });
   }
   for (const name of processors) {
-    if (!processorNamePattern.test(name) || entries.has(name)) {
+    if (!isPaymentMethodName(name) || entries.has(name)) {
       throw new Error(`invalid payment processor name "${name}"`);
     }
     entries.set(name, { id: `pm_${name}`, type: name, attributes: [{ name }] });

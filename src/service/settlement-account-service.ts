@@ -5,8 +5,7 @@ import type { Clock } from "../lib/clock.js";
 import type { IdGenerator } from "../lib/ids.js";
 import type { SettlementAccountStore } from "../store/settlement-account-store.js";
 import { invalid } from "../rules/invalid.js";
-import { checkText } from "./field-rules.js";
-import { defaultPageSize, maxPageSize, type PageTokenCodec } from "./page-token.js";
+import type { PageTokenCodec } from "./page-token.js";
 
 /** SettlementAccountService registers and lists a merchant's payout accounts. */
 export interface SettlementAccountService {
@@ -32,19 +31,14 @@ export interface SettlementAccountServiceDeps {
 export const maxSettlementAccounts = 1000;
 
 /**
- * createSettlementAccountService validates accounts: a NUBAN is exactly ten
- * digits and a CBN bank or institution code three to six. The NUBAN check
- * digit is not verified: its algorithm differs between bank and microfinance
- * codes, and a wrong rejection would stop a merchant from being paid.
+ * createSettlementAccountService registers accounts (the fields' rules, a
+ * ten-digit NUBAN and a three-to-six-digit bank code, ran in the pipeline)
+ * up to the per-merchant cap, each bank account once.
  */
 export function createSettlementAccountService(deps: SettlementAccountServiceDeps): SettlementAccountService {
   const maxPerMerchant = deps.maxPerMerchant ?? maxSettlementAccounts;
   return {
     async create(merchantId, request) {
-      checkText("accountName", request.accountName, 100);
-      if (!/^\d{10}$/.test(request.accountNumber)) throw invalid("accountNumber must be exactly 10 digits (NUBAN)");
-      checkText("bankName", request.bankName, 100);
-      if (!/^\d{3,6}$/.test(request.bankCode)) throw invalid("bankCode must be 3 to 6 digits");
       const now = deps.clock.now();
       const result = await deps.accounts.insert({
         id: deps.ids.settlementAccountId(),
@@ -72,10 +66,8 @@ export function createSettlementAccountService(deps: SettlementAccountServiceDep
     },
 
     async list(merchantId, request) {
-      const pageSize = request.pageSize ?? defaultPageSize;
-      if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > maxPageSize) {
-        throw invalid(`pageSize must be an integer from 1 to ${maxPageSize}`);
-      }
+      // In range, its default filled in: the field rules ran in the pipeline.
+      const pageSize = request.pageSize!;
       const scope = { merchantId, query: ["settlement_accounts"] };
       let after;
       if (request.pageToken !== "") {

@@ -8,7 +8,7 @@ import type {
   ListWebhookEndpointsResponse,
   WebhookEndpointWithSecret,
 } from "../../gen/payments/v2/webhook_endpoints_pb.js";
-import { eventTypes, isEventType, type EventType } from "../domain/event.js";
+import type { EventType } from "../domain/event.js";
 import type { Clock } from "../lib/clock.js";
 import type { IdGenerator } from "../lib/ids.js";
 import type { WebhookEndpointStore } from "../store/webhook-endpoint-store.js";
@@ -16,7 +16,7 @@ import type { DeliveryStatus } from "../store/delivery-queue.js";
 import { checkEndpointHost, checkEndpointUrl } from "../webhooks/endpoint-url.js";
 import type { HostResolver } from "../webhooks/host-resolver.js";
 import { invalid } from "../rules/invalid.js";
-import { defaultPageSize, maxPageSize, type PageTokenCodec } from "./page-token.js";
+import type { PageTokenCodec } from "./page-token.js";
 import { deliveryMessage, endpointMessage, endpointWithSecretMessage } from "./webhook-presenter.js";
 
 /** WebhookEndpointService registers a merchant's webhook endpoints and shows their deliveries (README, Webhooks). */
@@ -51,44 +51,17 @@ export interface WebhookEndpointServiceDeps {
  */
 export const maxWebhookEndpoints = 16;
 
-/** The longest description, in characters. */
-export const maxDescriptionLength = 256;
-
-const deliveryStatuses: readonly DeliveryStatus[] = ["pending", "succeeded", "failed"];
-
 /** newSecret is "whsec_" and the base64 of 32 random bytes, the Standard Webhooks form. */
 function newSecret(random: (size: number) => Uint8Array): string {
   return `whsec_${Buffer.from(random(32)).toString("base64")}`;
 }
 
 /**
- * checkEventTypes accepts known types, each once; the list is the filter an
- * endpoint keeps (empty: every type).
- */
-export function checkEventTypes(field: string, values: readonly string[]): EventType[] {
-  const seen = new Set<string>();
-  values.forEach((value, i) => {
-    if (!isEventType(value)) throw invalid(`${field}[${i}] must be one of ${eventTypes.join(", ")}`);
-    if (seen.has(value)) throw invalid(`${field}[${i}] repeats ${value}`);
-    seen.add(value);
-  });
-  return [...values] as EventType[];
-}
-
-/** A description: at most 256 characters without control characters; "" means none. */
-function checkDescription(value: string | undefined): string | null {
-  if (value === undefined || value === "") return null;
-  // eslint-disable-next-line no-control-regex
-  if ([...value].length > maxDescriptionLength || /[\u0000-\u001f\u007f]/.test(value)) {
-    throw invalid(`description must be at most ${maxDescriptionLength} characters of text`);
-  }
-  return value;
-}
-
-/**
- * createWebhookEndpointService checks every field before it touches the store
- * (the host's resolution last: it is the slow one), so input it refuses
- * changes nothing.
+ * createWebhookEndpointService checks what the fields' rules (run in the
+ * pipeline: the URL's syntax, known event types each once, the
+ * description's length) cannot: the scheme and the addresses the URL's host
+ * is or resolves to, the resolution last (it is the slow one). All before
+ * it touches the store, so input it refuses changes nothing.
  */
 export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): WebhookEndpointService {
   const { endpoints, clock } = deps;
@@ -100,9 +73,9 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
   return {
     async create(merchantId, request) {
       const url = checkEndpointUrl("url", request.url, urlOptions);
-      const types = checkEventTypes("eventTypes", request.eventTypes);
-      const description = checkDescription(request.description);
       await checkEndpointHost("url", url, { ...urlOptions, resolve: deps.resolve });
+      const types = [...request.eventTypes] as EventType[];
+      const description = request.description || null;
       const secret = newSecret(random);
       const result = await endpoints.create(
         { id: deps.ids.webhookEndpointId(), merchantId, url: url.href, eventTypes: types, description, secret, createdAt: clock.now() },
@@ -135,14 +108,9 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
     },
 
     async listDeliveries(merchantId, request) {
-      const pageSize = request.pageSize ?? defaultPageSize;
-      if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > maxPageSize) {
-        throw invalid(`pageSize must be an integer from 1 to ${maxPageSize}`);
-      }
+      // The field rules ran in the pipeline: pageSize is in range (its default filled in), status is a delivery status or "".
+      const pageSize = request.pageSize!;
       const status = request.status;
-      if (status !== "" && !(deliveryStatuses as readonly string[]).includes(status)) {
-        throw invalid(`status must be one of ${deliveryStatuses.join(", ")}`);
-      }
       const scope = { merchantId, query: ["webhook_deliveries", request.id, status] };
       let after;
       if (request.pageToken !== "") {

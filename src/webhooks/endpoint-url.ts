@@ -1,66 +1,44 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { isIP } from "node:net";
+import { bareHost } from "../rules/http-url.js";
+import { invalid } from "../rules/invalid.js";
 import { classifyAddress, type AddressClass } from "./address-class.js";
 import type { HostResolver, ResolvedAddress } from "./host-resolver.js";
 
 /**
- * Rules for a webhook endpoint's URL (README, Webhooks). Checked when an
- * endpoint is registered (checkEndpointUrl, then checkEndpointHost) and, for
- * the address, again at every delivery by the sender: a host that resolved to
- * a public address at registration may resolve to 127.0.0.1 an hour later
- * (DNS rebinding).
+ * Rules for a webhook endpoint's URL past its syntax (README, Webhooks). The
+ * syntax (an absolute http(s) URL, its host a DNS name or an IP literal, no
+ * credentials, at most 2048 characters) is the url field's rule in the proto,
+ * checked before the service runs. Here: the scheme and the addresses,
+ * checked when an endpoint is registered (checkEndpointUrl, then
+ * checkEndpointHost) and, for the address, again at every delivery by the
+ * sender: a host that resolved to a public address at registration may
+ * resolve to 127.0.0.1 an hour later (DNS rebinding).
  */
 
-/** A host name as DNS spells it (RFC 1123 §2.1), after URL parsing lower-cased it. */
-const dnsName = /^(?=.{1,253}\.?$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.?$/;
-/** Control characters, white space (ASCII and Unicode) and NUL: a URL parser drops or encodes them silently. */
-// eslint-disable-next-line no-control-regex
-const unsafeInUrl = /[\u0000-\u0020\u007f-\u00a0\u1680\u2000-\u200b\u2028\u2029\u202f\u205f\u3000\ufeff]/;
-
-/** The longest URL accepted, as for callbackUrl. */
-export const maxEndpointUrlLength = 2048;
+export { bareHost };
 
 export interface EndpointUrlOptions {
   /** WEBHOOK_ALLOW_PRIVATE_URLS: also http, and hosts on private, loopback and other non-public addresses. */
   allowPrivate: boolean;
 }
 
-function invalid(message: string): ConnectError {
-  return new ConnectError(message, Code.InvalidArgument);
-}
-
 /**
- * checkEndpointUrl accepts an absolute https URL (http too when private URLs
- * are allowed, for local development and tests) of at most 2048 characters,
- * without user or password, whose host is a DNS name or an IP literal, and
- * returns it normalised as WHATWG URL serialises it (lower-case host,
- * punycode, default port dropped, numeric IPv4 forms such as 2130706433
- * written as 127.0.0.1), the form stored and delivered to. An IP literal host
- * is classified here; a DNS name is classified by checkEndpointHost.
- * Failures are InvalidArgument naming the field.
+ * checkEndpointUrl takes a URL that passed the field's syntax rule and
+ * refuses http unless private URLs are allowed (local development and tests),
+ * and an IP literal host that is not public; a DNS name is classified by
+ * checkEndpointHost. It returns the URL as WHATWG URL serialises it (numeric
+ * IPv4 forms such as 2130706433 written as 127.0.0.1), the form stored and
+ * delivered to. Failures are InvalidArgument naming the field.
  */
 export function checkEndpointUrl(field: string, value: string, options: EndpointUrlOptions): URL {
-  const schemes = options.allowPrivate ? "an absolute http or https URL" : "an absolute https URL";
-  const refuse = () => invalid(`${field} must be ${schemes} of at most ${maxEndpointUrlLength} characters`);
-  if (value.length > maxEndpointUrlLength || unsafeInUrl.test(value) || !value.isWellFormed()) throw refuse();
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw refuse();
-  }
-  if (!/^https?:\/\//i.test(value)) throw refuse();
-  if (url.protocol !== "https:" && !(url.protocol === "http:" && options.allowPrivate)) {
-    throw invalid(`${field} must use https`);
-  }
-  if (url.username !== "" || url.password !== "") throw invalid(`${field} must not carry credentials`);
+  const url = new URL(value);
+  if (url.protocol !== "https:" && !options.allowPrivate) throw invalid(`${field} must use https`);
   const host = bareHost(url);
-  if (isIP(host) === 0 && !dnsName.test(host)) throw invalid(`${field} must name its host as a DNS name or an IP address`);
   if (isIP(host) !== 0 && !options.allowPrivate) {
     const kind = classifyAddress(host);
     if (kind !== "public") throw invalid(`${field} must not point at a ${describe(kind)} address`);
   }
-  if (url.href.length > maxEndpointUrlLength) throw refuse();
   return url;
 }
 
@@ -109,11 +87,6 @@ export function firstRefusedAddress(addresses: readonly ResolvedAddress[]): { ad
     if (kind !== "public") return { address, kind };
   }
   return undefined;
-}
-
-/** bareHost is the URL's host as a resolver or socket takes it: IPv6 literals without brackets. */
-export function bareHost(url: URL): string {
-  return url.hostname.replace(/^\[(.*)\]$/, "$1");
 }
 
 /** describe names an address class in a sentence ("a loopback address", "a non-public (reserved) address"). */

@@ -21,15 +21,15 @@ import { envelope, grpcOutcome, grpcWebOutcome, http1, http2Request, splitEnvelo
 const createPath = "/payments.v2.PaymentIntentService/CreatePaymentIntent";
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 
-/** A payment method name the service echoes in its error: ASCII punctuation, "%", Latin-1, an emoji, and a line break. */
+/** A settlement account id the service echoes in its error: ASCII punctuation, "%", Latin-1, an emoji, and a line break. */
 const hostileName = "100%,a;b:naïra 💸\r\ngrpc-status: 0";
-const expectedMessage = `paymentMethod[0]: unknown payment method "${hostileName}"; allowed: card, bank_transfer, ussd, paystack`;
+const expectedMessage = `settlementAccounts[0].settlementAccountId: no settlement account ${hostileName}`;
 /** grpc-message as the gRPC spec writes it: only bytes outside 0x20–0x7E, and "%", percent-encoded. */
 const expectedHeader =
-  'paymentMethod[0]: unknown payment method "100%25,a;b:na%C3%AFra %F0%9F%92%B8%0D%0Agrpc-status: 0"; allowed: card, bank_transfer, ussd, paystack';
+  "settlementAccounts[0].settlementAccountId: no settlement account 100%25,a;b:na%C3%AFra %F0%9F%92%B8%0D%0Agrpc-status: 0";
 
 const request = (reference: string) =>
-  create(CreatePaymentIntentRequestSchema, { amount: 500n, customerEmail: "ada@example.com", clientReference: reference, paymentMethod: [hostileName] });
+  create(CreatePaymentIntentRequestSchema, { amount: 500n, customerEmail: "ada@example.com", clientReference: reference, settlementAccounts: [{ settlementAccountId: hostileName, splitAmount: 1n }] });
 
 // Fails on e1d5b66 for grpc-js and the raw header (connect-node wrote grpc-message with encodeURIComponent, so grpc-js
 // showed "%2C" and "%3B"); the other clients pin README "RPC clients get the same codes and messages".
@@ -89,7 +89,7 @@ describe("error messages read the same in every client", () => {
 
   for (const protocol of ["grpc", "grpcweb", "connect"]) {
     it(`reads in buf curl --protocol ${protocol} exactly as the service wrote it`, { timeout: 120_000 }, async () => {
-      const body = { amount: "500", customerEmail: "ada@example.com", clientReference: `msg-${++seq}`, paymentMethod: [hostileName] };
+      const body = { amount: "500", customerEmail: "ada@example.com", clientReference: `msg-${++seq}`, settlementAccounts: [{ settlementAccountId: hostileName, splitAmount: "1" }] };
       const failed = await promisify(execFile)(
         `${repoRoot}node_modules/.bin/buf`,
         [

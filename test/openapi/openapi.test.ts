@@ -97,6 +97,22 @@ describe("the OpenAPI document", () => {
     assert.deepEqual(problems, []);
   });
 
+  it("gives parameter examples that are valid against the parameter's schema", () => {
+    const problems: string[] = [];
+    let examples = 0;
+    for (const [path, item] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        for (const parameter of operation.parameters ?? []) {
+          if ("$ref" in parameter || parameter.example === undefined) continue;
+          examples++;
+          for (const problem of validator.problemsOf(parameter.schema, parameter.example)) problems.push(`${method} ${path} ${parameter.name}: ${problem}`);
+        }
+      }
+    }
+    assert.ok(examples >= 10, `${examples} parameter examples`);
+    assert.deepEqual(problems, []);
+  });
+
   it("puts no angle-bracket placeholder in any prose, which Markdown renderers would swallow", () => {
     const found: string[] = [];
     const walk = (value: unknown, where: string) => {

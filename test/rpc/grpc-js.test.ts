@@ -147,13 +147,10 @@ describe("gRPC with @grpc/grpc-js", () => {
     );
     // Commas, a colon and a semicolon, and a character outside ASCII, in one message.
     const bad = await createPaymentIntent(
-      { amount: 500n, customerEmail: "ada@example.com", clientReference: "grpc-js-nul", paymentMethod: ["naïra,x;y:z"] },
+      { amount: 500n, customerEmail: "ada@example.com", clientReference: "grpc-js-nul", settlementAccounts: [{ settlementAccountId: "naïra,x;y:z", splitAmount: 1n }] },
       server.bearer(),
     );
     assert.equal(bad.error?.code, grpc.status.INVALID_ARGUMENT);
-    assert.equal(
-      bad.error?.details,
-      'paymentMethod[0]: unknown payment method "naïra,x;y:z"; allowed: card, bank_transfer, ussd, paystack',
-    );
+    assert.equal(bad.error?.details, "settlementAccounts[0].settlementAccountId: no settlement account naïra,x;y:z");
   });
 });

@@ -1,80 +1,32 @@
 import assert from "node:assert/strict";
+import type { components } from "../../gen/rest/rest_json.js";
 import type { ErrorJson, PaymentMethodJson, SettlementAccountJson } from "../../src/testing/rest-json.js";
 import type { TestServer } from "./test-server.js";
 
 /** The shapes the ./testing entry publishes are the suites' too (§2.2, §2.4, §7). */
 export type { ErrorJson, PaymentMethodJson, SettlementAccountJson };
 
+type Schemas = components["schemas"];
+
 /** The §2.3 split object. */
-export interface SettlementSplitJson {
-  settlementAccountId: string;
-  splitAmount: string;
-}
+export type SettlementSplitJson = Schemas["SettlementSplit"];
 
 /** The §2.1 create response. */
-export interface PaymentIntentJson {
-  id: string;
-  amount: string;
-  totalAmount: string;
-  currency: string;
-  receiptEmail: string;
-  customerEmail: string;
-  country: string;
-  status: string;
-  checkoutLink: string;
-  clientReference: string;
-  paymentMethods: PaymentMethodJson[];
-  callbackUrl: string | null;
-  transaction: string | null;
-  meta: unknown[];
-  settlementAccounts: SettlementSplitJson[];
-  createdAt: string;
-  updatedAt: string;
-}
+export type PaymentIntentJson = Schemas["PaymentIntent"];
 
 /** A §4.2 list item: §2.1 without settlementAccounts, plus settlementAccount. */
-export interface PaymentIntentListItemJson extends Omit<PaymentIntentJson, "settlementAccounts"> {
-  settlementAccount: SettlementAccountJson | null;
-}
+export type PaymentIntentListItemJson = Schemas["PaymentIntentListItem"];
 
-export interface PaymentIntentListJson {
-  paymentIntents: PaymentIntentListItemJson[];
-  nextPageToken?: string;
-}
-
+export type PaymentIntentListJson = Schemas["ListPaymentIntentsResponse"];
 
 /** An event as GET /v2/events/{id} answers it and as it is delivered. */
-export interface EventJson {
-  id: string;
-  type: string;
-  timestamp: string;
-  data: Record<string, unknown>;
-}
+export type EventJson = Schemas["Event"];
 
 /** A webhook endpoint; secret only in the answers to a creation or a rotation. */
-export interface EndpointJson {
-  id: string;
-  url: string;
-  eventTypes: string[];
-  description: string | null;
-  status: string;
-  createdAt: string;
-  updatedAt: string;
-  secret?: string;
-}
+export type EndpointJson = Schemas["WebhookEndpoint"] & { secret?: string };
 
 /** One delivery of an event to an endpoint, with its attempts. */
-export interface DeliveryJson {
-  id: string;
-  eventId: string;
-  eventType: string;
-  webhookEndpointId: string;
-  status: string;
-  nextAttemptAt: string | null;
-  attempts: { at: string; statusCode: number | null; durationMs?: number; error: string | null }[];
-  createdAt: string;
-  updatedAt: string;
-}
+export type DeliveryJson = Schemas["WebhookDelivery"];
 
 /** Keys §2.1 allows in a create response. */
 export const paymentIntentKeys = [

@@ -247,6 +247,8 @@ describe("readConfig", () => {
     { name: "API_KEYS with a duplicate key", env: { API_KEYS: `a:${goodKeyA},b:${goodKeyA}` }, variable: "API_KEYS" },
     { name: "PAYMENT_PROCESSORS=Card!", env: { PAYMENT_PROCESSORS: "Card!" }, variable: "PAYMENT_PROCESSORS" },
     { name: "PAYMENT_PROCESSORS=card (a built-in)", env: { PAYMENT_PROCESSORS: "card" }, variable: "PAYMENT_PROCESSORS" },
+    // A payment method name is at most 32 characters (the proto's payment_method_name shape).
+    { name: "PAYMENT_PROCESSORS with a name of 33 characters", env: { PAYMENT_PROCESSORS: "p".repeat(33) }, variable: "PAYMENT_PROCESSORS" },
     { name: "PAYMENT_PROCESSORS with a duplicate", env: { PAYMENT_PROCESSORS: "paystack,paystack" }, variable: "PAYMENT_PROCESSORS" },
     { name: "PAGE_TOKEN_SECRET=short", env: { PAGE_TOKEN_SECRET: "short" }, variable: "PAGE_TOKEN_SECRET" },
     { name: "DATABASE_URL=mysql://x", env: { DATABASE_URL: "mysql://x/db" }, variable: "DATABASE_URL" },

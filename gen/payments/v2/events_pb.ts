@@ -11,6 +11,7 @@ import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2
 import { file_google_api_annotations } from "../../google/api/annotations_pb.js";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import { file_payments_rules_v1_rules } from "../rules/v1/rules_pb.js";
 import type { PaymentIntentListItem } from "./payment_intent_pb.js";
 import { file_payments_v2_payment_intent } from "./payment_intent_pb.js";
 import type { WebhookDelivery } from "./webhook_endpoints_pb.js";
@@ -21,7 +22,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file payments/v2/events.proto.
  */
 export const file_payments_v2_events: GenFile = /*@__PURE__*/
-  fileDesc("ChhwYXltZW50cy92Mi9ldmVudHMucHJvdG8SC3BheW1lbnRzLnYyIoIBCgVFdmVudBIKCgJpZBgBIAEoCRIMCgR0eXBlGAIgASgJEi0KCXRpbWVzdGFtcBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoEZGF0YRgEIAEoCzIiLnBheW1lbnRzLnYyLlBheW1lbnRJbnRlbnRMaXN0SXRlbSJ2ChFMaXN0RXZlbnRzUmVxdWVzdBIWCglwYWdlX3NpemUYASABKAVIAIgBARISCgpwYWdlX3Rva2VuGAIgASgJEgwKBHR5cGUYAyABKAkSGQoRcGF5bWVudF9pbnRlbnRfaWQYBCABKAlCDAoKX3BhZ2Vfc2l6ZSJRChJMaXN0RXZlbnRzUmVzcG9uc2USIgoGZXZlbnRzGAEgAygLMhIucGF5bWVudHMudjIuRXZlbnQSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIh0KD0dldEV2ZW50UmVxdWVzdBIKCgJpZBgBIAEoCSJAChVSZWRlbGl2ZXJFdmVudFJlcXVlc3QSCgoCaWQYASABKAkSGwoTd2ViaG9va19lbmRwb2ludF9pZBgCIAEoCSJKChZSZWRlbGl2ZXJFdmVudFJlc3BvbnNlEjAKCmRlbGl2ZXJpZXMYASADKAsyHC5wYXltZW50cy52Mi5XZWJob29rRGVsaXZlcnkiPAoTU3RyZWFtRXZlbnRzUmVxdWVzdBIWCg5hZnRlcl9ldmVudF9pZBgBIAEoCRINCgV0eXBlcxgCIAMoCTKRAwoMRXZlbnRTZXJ2aWNlEmEKCkxpc3RFdmVudHMSHi5wYXltZW50cy52Mi5MaXN0RXZlbnRzUmVxdWVzdBofLnBheW1lbnRzLnYyLkxpc3RFdmVudHNSZXNwb25zZSISgtPkkwIMEgovdjIvZXZlbnRzElUKCEdldEV2ZW50EhwucGF5bWVudHMudjIuR2V0RXZlbnRSZXF1ZXN0GhIucGF5bWVudHMudjIuRXZlbnQiF4LT5JMCERIPL3YyL2V2ZW50cy97aWR9En8KDlJlZGVsaXZlckV2ZW50EiIucGF5bWVudHMudjIuUmVkZWxpdmVyRXZlbnRSZXF1ZXN0GiMucGF5bWVudHMudjIuUmVkZWxpdmVyRXZlbnRSZXNwb25zZSIkgtPkkwIeOgEqIhkvdjIvZXZlbnRzL3tpZH0vcmVkZWxpdmVyEkYKDFN0cmVhbUV2ZW50cxIgLnBheW1lbnRzLnYyLlN0cmVhbUV2ZW50c1JlcXVlc3QaEi5wYXltZW50cy52Mi5FdmVudDABYgZwcm90bzM", [file_google_api_annotations, file_google_protobuf_timestamp, file_payments_v2_payment_intent, file_payments_v2_webhook_endpoints]);
+  fileDesc("ChhwYXltZW50cy92Mi9ldmVudHMucHJvdG8SC3BheW1lbnRzLnYyIrgBCgVFdmVudBIbCgJpZBgBIAEoCUIPuv0YC8o+CGV2ZW50X2lkEh8KBHR5cGUYAiABKAlCEbr9GA3KPgpldmVudF90eXBlEjYKCXRpbWVzdGFtcBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCB7r9GAPIAQESOQoEZGF0YRgEIAEoCzIiLnBheW1lbnRzLnYyLlBheW1lbnRJbnRlbnRMaXN0SXRlbUIHuv0YA8gBASKoAQoRTGlzdEV2ZW50c1JlcXVlc3QSKAoJcGFnZV9zaXplGAEgASgFQhC6/RgMyj4JcGFnZV9zaXplSACIAQESEgoKcGFnZV90b2tlbhgCIAEoCRIiCgR0eXBlGAMgASgJQhS6/RgQ2AEByj4KZXZlbnRfdHlwZRIjChFwYXltZW50X2ludGVudF9pZBgEIAEoCUIIuv0YBHICGGRCDAoKX3BhZ2Vfc2l6ZSJRChJMaXN0RXZlbnRzUmVzcG9uc2USIgoGZXZlbnRzGAEgAygLMhIucGF5bWVudHMudjIuRXZlbnQSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIh0KD0dldEV2ZW50UmVxdWVzdBIKCgJpZBgBIAEoCSJAChVSZWRlbGl2ZXJFdmVudFJlcXVlc3QSCgoCaWQYASABKAkSGwoTd2ViaG9va19lbmRwb2ludF9pZBgCIAEoCSJKChZSZWRlbGl2ZXJFdmVudFJlc3BvbnNlEjAKCmRlbGl2ZXJpZXMYASADKAsyHC5wYXltZW50cy52Mi5XZWJob29rRGVsaXZlcnkiVgoTU3RyZWFtRXZlbnRzUmVxdWVzdBIWCg5hZnRlcl9ldmVudF9pZBgBIAEoCRInCgV0eXBlcxgCIAMoCUIYuv0YFJIBERgBIg3KPgpldmVudF90eXBlMpEDCgxFdmVudFNlcnZpY2USYQoKTGlzdEV2ZW50cxIeLnBheW1lbnRzLnYyLkxpc3RFdmVudHNSZXF1ZXN0Gh8ucGF5bWVudHMudjIuTGlzdEV2ZW50c1Jlc3BvbnNlIhKC0+STAgwSCi92Mi9ldmVudHMSVQoIR2V0RXZlbnQSHC5wYXltZW50cy52Mi5HZXRFdmVudFJlcXVlc3QaEi5wYXltZW50cy52Mi5FdmVudCIXgtPkkwIREg8vdjIvZXZlbnRzL3tpZH0SfwoOUmVkZWxpdmVyRXZlbnQSIi5wYXltZW50cy52Mi5SZWRlbGl2ZXJFdmVudFJlcXVlc3QaIy5wYXltZW50cy52Mi5SZWRlbGl2ZXJFdmVudFJlc3BvbnNlIiSC0+STAh46ASoiGS92Mi9ldmVudHMve2lkfS9yZWRlbGl2ZXISRgoMU3RyZWFtRXZlbnRzEiAucGF5bWVudHMudjIuU3RyZWFtRXZlbnRzUmVxdWVzdBoSLnBheW1lbnRzLnYyLkV2ZW50MAFiBnByb3RvMw", [file_google_api_annotations, file_google_protobuf_timestamp, file_payments_rules_v1_rules, file_payments_v2_payment_intent, file_payments_v2_webhook_endpoints]);
 
 /**
  * Event is one change to a payment intent: the webhook delivery body and the
@@ -31,28 +32,25 @@ export const file_payments_v2_events: GenFile = /*@__PURE__*/
  */
 export type Event = Message<"payments.v2.Event"> & {
   /**
-   * "evt_" + a UUIDv7.
-   *
    * @generated from field: string id = 1;
    */
   id: string;
 
   /**
-   * payment_intent.created, .succeeded, .payment_failed, .failed, .expired or .cancelled.
-   *
    * @generated from field: string type = 2;
    */
   type: string;
 
   /**
-   * When the change was recorded (RFC 3339, UTC, milliseconds).
+   * When the change was recorded.
    *
    * @generated from field: google.protobuf.Timestamp timestamp = 3;
    */
   timestamp?: Timestamp | undefined;
 
   /**
-   * The payment intent as it was right after the change, in the GET shape.
+   * The payment intent as it was right after the change, as GET
+   * /v2/payment-intents/{id} shows it.
    *
    * @generated from field: payments.v2.PaymentIntentListItem data = 4;
    */
@@ -67,18 +65,21 @@ export const EventSchema: GenMessage<Event> = /*@__PURE__*/
   messageDesc(file_payments_v2_events, 0);
 
 /**
+ * ListEventsRequest selects a page of the caller's events.
+ *
  * @generated from message payments.v2.ListEventsRequest
  */
 export type ListEventsRequest = Message<"payments.v2.ListEventsRequest"> & {
   /**
-   * 1 to 100; 50 when not given.
+   * Items per page.
    *
    * @generated from field: optional int32 page_size = 1;
    */
   pageSize?: number | undefined;
 
   /**
-   * The previous page's next_page_token.
+   * nextPageToken of the previous page: opaque, signed, bound to the merchant
+   * and the filters.
    *
    * @generated from field: string page_token = 2;
    */
@@ -92,7 +93,8 @@ export type ListEventsRequest = Message<"payments.v2.ListEventsRequest"> & {
   type: string;
 
   /**
-   * Only events of this payment intent.
+   * Only events of this payment intent. Its length is bounded far above
+   * pi_ + a UUID, and short enough to bind in a page token.
    *
    * @generated from field: string payment_intent_id = 4;
    */
@@ -107,6 +109,8 @@ export const ListEventsRequestSchema: GenMessage<ListEventsRequest> = /*@__PURE_
   messageDesc(file_payments_v2_events, 1);
 
 /**
+ * ListEventsResponse is one page, newest first.
+ *
  * @generated from message payments.v2.ListEventsResponse
  */
 export type ListEventsResponse = Message<"payments.v2.ListEventsResponse"> & {
@@ -116,7 +120,7 @@ export type ListEventsResponse = Message<"payments.v2.ListEventsResponse"> & {
   events: Event[];
 
   /**
-   * Set when another page exists.
+   * Present only when another page exists.
    *
    * @generated from field: string next_page_token = 2;
    */
@@ -131,10 +135,14 @@ export const ListEventsResponseSchema: GenMessage<ListEventsResponse> = /*@__PUR
   messageDesc(file_payments_v2_events, 2);
 
 /**
+ * GetEventRequest names one event of the caller.
+ *
  * @generated from message payments.v2.GetEventRequest
  */
 export type GetEventRequest = Message<"payments.v2.GetEventRequest"> & {
   /**
+   * The event's id (evt_…).
+   *
    * @generated from field: string id = 1;
    */
   id: string;
@@ -148,16 +156,21 @@ export const GetEventRequestSchema: GenMessage<GetEventRequest> = /*@__PURE__*/
   messageDesc(file_payments_v2_events, 3);
 
 /**
+ * RedeliverEventRequest names the event to deliver again, and where.
+ *
  * @generated from message payments.v2.RedeliverEventRequest
  */
 export type RedeliverEventRequest = Message<"payments.v2.RedeliverEventRequest"> & {
   /**
+   * The event's id (evt_…).
+   *
    * @generated from field: string id = 1;
    */
   id: string;
 
   /**
-   * Only to this endpoint; empty: to every enabled endpoint that takes the event's type.
+   * Only to this endpoint; empty: to every enabled endpoint that takes the
+   * event's type.
    *
    * @generated from field: string webhook_endpoint_id = 2;
    */
@@ -172,11 +185,13 @@ export const RedeliverEventRequestSchema: GenMessage<RedeliverEventRequest> = /*
   messageDesc(file_payments_v2_events, 4);
 
 /**
+ * RedeliverEventResponse lists what was queued.
+ *
  * @generated from message payments.v2.RedeliverEventResponse
  */
 export type RedeliverEventResponse = Message<"payments.v2.RedeliverEventResponse"> & {
   /**
-   * The deliveries queued.
+   * The deliveries queued (due at once).
    *
    * @generated from field: repeated payments.v2.WebhookDelivery deliveries = 1;
    */
@@ -191,6 +206,8 @@ export const RedeliverEventResponseSchema: GenMessage<RedeliverEventResponse> = 
   messageDesc(file_payments_v2_events, 5);
 
 /**
+ * StreamEventsRequest says where a stream starts and what it carries.
+ *
  * @generated from message payments.v2.StreamEventsRequest
  */
 export type StreamEventsRequest = Message<"payments.v2.StreamEventsRequest"> & {
@@ -202,7 +219,7 @@ export type StreamEventsRequest = Message<"payments.v2.StreamEventsRequest"> & {
   afterEventId: string;
 
   /**
-   * Only events of these types; empty: every type.
+   * Only events of these types, each once; empty: every type.
    *
    * @generated from field: repeated string types = 2;
    */

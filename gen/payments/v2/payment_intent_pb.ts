@@ -14,6 +14,7 @@ import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2
 import { file_google_api_annotations } from "../../google/api/annotations_pb.js";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import { file_payments_rules_v1_rules } from "../rules/v1/rules_pb.js";
 import type { SettlementAccount } from "./settlement_account_pb.js";
 import { file_payments_v2_settlement_account } from "./settlement_account_pb.js";
 import type { JsonObject, Message } from "@bufbuild/protobuf";
@@ -22,7 +23,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file payments/v2/payment_intent.proto.
  */
 export const file_payments_v2_payment_intent: GenFile = /*@__PURE__*/
-  fileDesc("CiBwYXltZW50cy92Mi9wYXltZW50X2ludGVudC5wcm90bxILcGF5bWVudHMudjIihgIKGkNyZWF0ZVBheW1lbnRJbnRlbnRSZXF1ZXN0Eg4KBmFtb3VudBgBIAEoAxIWCg5jdXN0b21lcl9lbWFpbBgCIAEoCRIQCghjdXJyZW5jeRgDIAEoCRIYChBjbGllbnRfcmVmZXJlbmNlGAQgASgJEhUKDXJlY2VpcHRfZW1haWwYBSABKAkSFgoOcGF5bWVudF9tZXRob2QYBiADKAkSGQoMY2FsbGJhY2tfdXJsGAcgASgJSACIAQESOQoTc2V0dGxlbWVudF9hY2NvdW50cxgIIAMoCzIcLnBheW1lbnRzLnYyLlNldHRsZW1lbnRTcGxpdEIPCg1fY2FsbGJhY2tfdXJsIkYKD1NldHRsZW1lbnRTcGxpdBIdChVzZXR0bGVtZW50X2FjY291bnRfaWQYASABKAkSFAoMc3BsaXRfYW1vdW50GAIgASgDImIKDVBheW1lbnRNZXRob2QSCgoCaWQYASABKAkSDAoEdHlwZRgCIAEoCRI3CgphdHRyaWJ1dGVzGAMgAygLMiMucGF5bWVudHMudjIuUGF5bWVudE1ldGhvZEF0dHJpYnV0ZSImChZQYXltZW50TWV0aG9kQXR0cmlidXRlEgwKBG5hbWUYASABKAkioQQKDVBheW1lbnRJbnRlbnQSCgoCaWQYASABKAkSDgoGYW1vdW50GAIgASgDEhQKDHRvdGFsX2Ftb3VudBgDIAEoAxIQCghjdXJyZW5jeRgEIAEoCRIVCg1yZWNlaXB0X2VtYWlsGAUgASgJEhYKDmN1c3RvbWVyX2VtYWlsGAYgASgJEg8KB2NvdW50cnkYByABKAkSDgoGc3RhdHVzGAggASgJEhUKDWNoZWNrb3V0X2xpbmsYCSABKAkSGAoQY2xpZW50X3JlZmVyZW5jZRgKIAEoCRIzCg9wYXltZW50X21ldGhvZHMYCyADKAsyGi5wYXltZW50cy52Mi5QYXltZW50TWV0aG9kEhkKDGNhbGxiYWNrX3VybBgMIAEoCUgAiAEBEhgKC3RyYW5zYWN0aW9uGA0gASgJSAGIAQESJQoEbWV0YRgOIAMoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSOQoTc2V0dGxlbWVudF9hY2NvdW50cxgPIAMoCzIcLnBheW1lbnRzLnYyLlNldHRsZW1lbnRTcGxpdBIuCgpjcmVhdGVkX2F0GBAgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GBEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIPCg1fY2FsbGJhY2tfdXJsQg4KDF90cmFuc2FjdGlvbiKqBAoVUGF5bWVudEludGVudExpc3RJdGVtEgoKAmlkGAEgASgJEg4KBmFtb3VudBgCIAEoAxIUCgx0b3RhbF9hbW91bnQYAyABKAMSEAoIY3VycmVuY3kYBCABKAkSFQoNcmVjZWlwdF9lbWFpbBgFIAEoCRIWCg5jdXN0b21lcl9lbWFpbBgGIAEoCRIPCgdjb3VudHJ5GAcgASgJEg4KBnN0YXR1cxgIIAEoCRIVCg1jaGVja291dF9saW5rGAkgASgJEhgKEGNsaWVudF9yZWZlcmVuY2UYCiABKAkSMwoPcGF5bWVudF9tZXRob2RzGAsgAygLMhoucGF5bWVudHMudjIuUGF5bWVudE1ldGhvZBIZCgxjYWxsYmFja191cmwYDCABKAlIAIgBARIYCgt0cmFuc2FjdGlvbhgNIAEoCUgBiAEBEiUKBG1ldGEYDiADKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EjoKEnNldHRsZW1lbnRfYWNjb3VudBgPIAEoCzIeLnBheW1lbnRzLnYyLlNldHRsZW1lbnRBY2NvdW50Ei4KCmNyZWF0ZWRfYXQYECABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYESABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQg8KDV9jYWxsYmFja191cmxCDgoMX3RyYW5zYWN0aW9uIiUKF0dldFBheW1lbnRJbnRlbnRSZXF1ZXN0EgoKAmlkGAEgASgJIn8KGUxpc3RQYXltZW50SW50ZW50c1JlcXVlc3QSFgoJcGFnZV9zaXplGAEgASgFSACIAQESEgoKcGFnZV90b2tlbhgCIAEoCRIYChBjbGllbnRfcmVmZXJlbmNlGAMgASgJEg4KBnN0YXR1cxgEIAEoCUIMCgpfcGFnZV9zaXplInIKGkxpc3RQYXltZW50SW50ZW50c1Jlc3BvbnNlEjsKD3BheW1lbnRfaW50ZW50cxgBIAMoCzIiLnBheW1lbnRzLnYyLlBheW1lbnRJbnRlbnRMaXN0SXRlbRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiKAoaRGVsZXRlUGF5bWVudEludGVudFJlcXVlc3QSCgoCaWQYASABKAkiTQobRGVsZXRlUGF5bWVudEludGVudFJlc3BvbnNlEg4KBnN0YXR1cxgBIAEoBRINCgV0aXRsZRgCIAEoCRIPCgdtZXNzYWdlGAMgASgJMqQEChRQYXltZW50SW50ZW50U2VydmljZRJ6ChNDcmVhdGVQYXltZW50SW50ZW50EicucGF5bWVudHMudjIuQ3JlYXRlUGF5bWVudEludGVudFJlcXVlc3QaGi5wYXltZW50cy52Mi5QYXltZW50SW50ZW50Ih6C0+STAhg6ASoiEy92Mi9wYXltZW50LWludGVudHMSfgoQR2V0UGF5bWVudEludGVudBIkLnBheW1lbnRzLnYyLkdldFBheW1lbnRJbnRlbnRSZXF1ZXN0GiIucGF5bWVudHMudjIuUGF5bWVudEludGVudExpc3RJdGVtIiCC0+STAhoSGC92Mi9wYXltZW50LWludGVudHMve2lkfRKCAQoSTGlzdFBheW1lbnRJbnRlbnRzEiYucGF5bWVudHMudjIuTGlzdFBheW1lbnRJbnRlbnRzUmVxdWVzdBonLnBheW1lbnRzLnYyLkxpc3RQYXltZW50SW50ZW50c1Jlc3BvbnNlIhuC0+STAhUSEy92Mi9wYXltZW50LWludGVudHMSigEKE0RlbGV0ZVBheW1lbnRJbnRlbnQSJy5wYXltZW50cy52Mi5EZWxldGVQYXltZW50SW50ZW50UmVxdWVzdBooLnBheW1lbnRzLnYyLkRlbGV0ZVBheW1lbnRJbnRlbnRSZXNwb25zZSIggtPkkwIaKhgvdjIvcGF5bWVudC1pbnRlbnRzL3tpZH1iBnByb3RvMw", [file_google_api_annotations, file_google_protobuf_struct, file_google_protobuf_timestamp, file_payments_v2_settlement_account]);
+  fileDesc("CiBwYXltZW50cy92Mi9wYXltZW50X2ludGVudC5wcm90bxILcGF5bWVudHMudjIi9wMKGkNyZWF0ZVBheW1lbnRJbnRlbnRSZXF1ZXN0EhsKBmFtb3VudBgBIAEoA0ILuv0YB8o+BGtvYm8SJwoOY3VzdG9tZXJfZW1haWwYAiABKAlCD7r9GAvIAQHKPgVlbWFpbBIhCghjdXJyZW5jeRgDIAEoCUIPuv0YC8o+CGN1cnJlbmN5EjQKEGNsaWVudF9yZWZlcmVuY2UYBCABKAlCGrr9GBbIAQHKPhBjbGllbnRfcmVmZXJlbmNlEiYKDXJlY2VpcHRfZW1haWwYBSABKAlCD7r9GAvYAQHKPgVlbWFpbBJnCg5wYXltZW50X21ldGhvZBgGIAMoCUJPuv0YS9gBAdI+JG1heSBsaXN0IGF0IG1vc3Qge21heF9pdGVtc30gbWV0aG9kc5IBHggBEAoYASIWyj4TcGF5bWVudF9tZXRob2RfbmFtZRIqCgxjYWxsYmFja191cmwYByABKAlCD7r9GAvKPghodHRwX3VybEgAiAEBEmwKE3NldHRsZW1lbnRfYWNjb3VudHMYCCADKAsyHC5wYXltZW50cy52Mi5TZXR0bGVtZW50U3BsaXRCMbr9GC3SPiVtYXkgbGlzdCBhdCBtb3N0IHttYXhfaXRlbXN9IGFjY291bnRzkgECEApCDwoNX2NhbGxiYWNrX3VybCJcCg9TZXR0bGVtZW50U3BsaXQSJgoVc2V0dGxlbWVudF9hY2NvdW50X2lkGAEgASgJQge6/RgDyAEBEiEKDHNwbGl0X2Ftb3VudBgCIAEoA0ILuv0YB8o+BGtvYm8inAEKDVBheW1lbnRNZXRob2QSKAoCaWQYASABKAlCHLr9GBhyFjIUXnBtX1thLXpdW2EtejAtOV9dKiQSKAoEdHlwZRgCIAEoCUIauv0YFso+E3BheW1lbnRfbWV0aG9kX25hbWUSNwoKYXR0cmlidXRlcxgDIAMoCzIjLnBheW1lbnRzLnYyLlBheW1lbnRNZXRob2RBdHRyaWJ1dGUiMAoWUGF5bWVudE1ldGhvZEF0dHJpYnV0ZRIWCgRuYW1lGAEgASgJQgi6/RgEcgIQASKXBgoNUGF5bWVudEludGVudBIkCgJpZBgBIAEoCUIYuv0YFMo+EXBheW1lbnRfaW50ZW50X2lkEhsKBmFtb3VudBgCIAEoA0ILuv0YB8o+BGtvYm8SIQoMdG90YWxfYW1vdW50GAMgASgDQgu6/RgHyj4Ea29ibxIhCghjdXJyZW5jeRgEIAEoCUIPuv0YC8o+CGN1cnJlbmN5EiMKDXJlY2VpcHRfZW1haWwYBSABKAlCDLr9GAjKPgVlbWFpbBIkCg5jdXN0b21lcl9lbWFpbBgGIAEoCUIMuv0YCMo+BWVtYWlsEh8KB2NvdW50cnkYByABKAlCDrr9GArKPgdjb3VudHJ5EiwKBnN0YXR1cxgIIAEoCUIcuv0YGMo+FXBheW1lbnRfaW50ZW50X3N0YXR1cxIrCg1jaGVja291dF9saW5rGAkgASgJQhS6/RgQyj4NY2hlY2tvdXRfbGluaxIxChBjbGllbnRfcmVmZXJlbmNlGAogASgJQhe6/RgTyj4QY2xpZW50X3JlZmVyZW5jZRI+Cg9wYXltZW50X21ldGhvZHMYCyADKAsyGi5wYXltZW50cy52Mi5QYXltZW50TWV0aG9kQgm6/RgFkgECCAESKgoMY2FsbGJhY2tfdXJsGAwgASgJQg+6/RgLyj4IaHR0cF91cmxIAIgBARIiCgt0cmFuc2FjdGlvbhgNIAEoCUIIuv0YBHICEAFIAYgBARIlCgRtZXRhGA4gAygLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBI5ChNzZXR0bGVtZW50X2FjY291bnRzGA8gAygLMhwucGF5bWVudHMudjIuU2V0dGxlbWVudFNwbGl0EjcKCmNyZWF0ZWRfYXQYECABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQge6/RgDyAEBEjcKCnVwZGF0ZWRfYXQYESABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQge6/RgDyAEBQg8KDV9jYWxsYmFja191cmxCDgoMX3RyYW5zYWN0aW9uIqAGChVQYXltZW50SW50ZW50TGlzdEl0ZW0SJAoCaWQYASABKAlCGLr9GBTKPhFwYXltZW50X2ludGVudF9pZBIbCgZhbW91bnQYAiABKANCC7r9GAfKPgRrb2JvEiEKDHRvdGFsX2Ftb3VudBgDIAEoA0ILuv0YB8o+BGtvYm8SIQoIY3VycmVuY3kYBCABKAlCD7r9GAvKPghjdXJyZW5jeRIjCg1yZWNlaXB0X2VtYWlsGAUgASgJQgy6/RgIyj4FZW1haWwSJAoOY3VzdG9tZXJfZW1haWwYBiABKAlCDLr9GAjKPgVlbWFpbBIfCgdjb3VudHJ5GAcgASgJQg66/RgKyj4HY291bnRyeRIsCgZzdGF0dXMYCCABKAlCHLr9GBjKPhVwYXltZW50X2ludGVudF9zdGF0dXMSKwoNY2hlY2tvdXRfbGluaxgJIAEoCUIUuv0YEMo+DWNoZWNrb3V0X2xpbmsSMQoQY2xpZW50X3JlZmVyZW5jZRgKIAEoCUIXuv0YE8o+EGNsaWVudF9yZWZlcmVuY2USPgoPcGF5bWVudF9tZXRob2RzGAsgAygLMhoucGF5bWVudHMudjIuUGF5bWVudE1ldGhvZEIJuv0YBZIBAggBEioKDGNhbGxiYWNrX3VybBgMIAEoCUIPuv0YC8o+CGh0dHBfdXJsSACIAQESIgoLdHJhbnNhY3Rpb24YDSABKAlCCLr9GARyAhABSAGIAQESJQoEbWV0YRgOIAMoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSOgoSc2V0dGxlbWVudF9hY2NvdW50GA8gASgLMh4ucGF5bWVudHMudjIuU2V0dGxlbWVudEFjY291bnQSNwoKY3JlYXRlZF9hdBgQIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCB7r9GAPIAQESNwoKdXBkYXRlZF9hdBgRIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCB7r9GAPIAQFCDwoNX2NhbGxiYWNrX3VybEIOCgxfdHJhbnNhY3Rpb24iJQoXR2V0UGF5bWVudEludGVudFJlcXVlc3QSCgoCaWQYASABKAkizgEKGUxpc3RQYXltZW50SW50ZW50c1JlcXVlc3QSKAoJcGFnZV9zaXplGAEgASgFQhC6/RgMyj4JcGFnZV9zaXplSACIAQESEgoKcGFnZV90b2tlbhgCIAEoCRI0ChBjbGllbnRfcmVmZXJlbmNlGAMgASgJQhq6/RgW2AEByj4QY2xpZW50X3JlZmVyZW5jZRIvCgZzdGF0dXMYBCABKAlCH7r9GBvYAQHKPhVwYXltZW50X2ludGVudF9zdGF0dXNCDAoKX3BhZ2Vfc2l6ZSJyChpMaXN0UGF5bWVudEludGVudHNSZXNwb25zZRI7Cg9wYXltZW50X2ludGVudHMYASADKAsyIi5wYXltZW50cy52Mi5QYXltZW50SW50ZW50TGlzdEl0ZW0SFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIigKGkRlbGV0ZVBheW1lbnRJbnRlbnRSZXF1ZXN0EgoKAmlkGAEgASgJIo0BChtEZWxldGVQYXltZW50SW50ZW50UmVzcG9uc2USGQoGc3RhdHVzGAEgASgFQgm6/RgFGgMIyAESGQoFdGl0bGUYAiABKAlCCrr9GAZyBAoCT0sSOAoHbWVzc2FnZRgDIAEoCUInuv0YI3IhMh9eUGF5bWVudCBpbnRlbnQgcGlfXFMrIGRlbGV0ZWQkMqQEChRQYXltZW50SW50ZW50U2VydmljZRJ6ChNDcmVhdGVQYXltZW50SW50ZW50EicucGF5bWVudHMudjIuQ3JlYXRlUGF5bWVudEludGVudFJlcXVlc3QaGi5wYXltZW50cy52Mi5QYXltZW50SW50ZW50Ih6C0+STAhg6ASoiEy92Mi9wYXltZW50LWludGVudHMSfgoQR2V0UGF5bWVudEludGVudBIkLnBheW1lbnRzLnYyLkdldFBheW1lbnRJbnRlbnRSZXF1ZXN0GiIucGF5bWVudHMudjIuUGF5bWVudEludGVudExpc3RJdGVtIiCC0+STAhoSGC92Mi9wYXltZW50LWludGVudHMve2lkfRKCAQoSTGlzdFBheW1lbnRJbnRlbnRzEiYucGF5bWVudHMudjIuTGlzdFBheW1lbnRJbnRlbnRzUmVxdWVzdBonLnBheW1lbnRzLnYyLkxpc3RQYXltZW50SW50ZW50c1Jlc3BvbnNlIhuC0+STAhUSEy92Mi9wYXltZW50LWludGVudHMSigEKE0RlbGV0ZVBheW1lbnRJbnRlbnQSJy5wYXltZW50cy52Mi5EZWxldGVQYXltZW50SW50ZW50UmVxdWVzdBooLnBheW1lbnRzLnYyLkRlbGV0ZVBheW1lbnRJbnRlbnRSZXNwb25zZSIggtPkkwIaKhgvdjIvcGF5bWVudC1pbnRlbnRzL3tpZH1iBnByb3RvMw", [file_google_api_annotations, file_google_protobuf_struct, file_google_protobuf_timestamp, file_payments_rules_v1_rules, file_payments_v2_settlement_account]);
 
 /**
  * CreatePaymentIntentRequest is the body of POST /v2/payment-intents (§4.1).
@@ -31,29 +32,27 @@ export const file_payments_v2_payment_intent: GenFile = /*@__PURE__*/
  */
 export type CreatePaymentIntentRequest = Message<"payments.v2.CreatePaymentIntentRequest"> & {
   /**
-   * Amount in kobo (minor units): 50000 is NGN 500.00. 1 to 1,000,000,000,000.
+   * Kobo, a JSON integer over REST (not a string).
    *
    * @generated from field: int64 amount = 1;
    */
   amount: bigint;
 
   /**
-   * Email of the paying customer; required.
+   * The paying customer.
    *
    * @generated from field: string customer_email = 2;
    */
   customerEmail: string;
 
   /**
-   * Only "NGN"; empty means NGN.
+   * Empty means NGN.
    *
    * @generated from field: string currency = 3;
    */
   currency: string;
 
   /**
-   * Merchant-chosen reference, unique per merchant forever; required.
-   *
    * @generated from field: string client_reference = 4;
    */
   clientReference: string;
@@ -66,22 +65,25 @@ export type CreatePaymentIntentRequest = Message<"payments.v2.CreatePaymentInten
   receiptEmail: string;
 
   /**
-   * Names of the allowed payment methods ("card", "bank_transfer", "ussd" or a
-   * configured processor name); empty means every enabled method.
+   * The allowed payment methods, each once; empty means every enabled
+   * method. Over REST an item may also be {"type": name}, and [] is refused.
    *
    * @generated from field: repeated string payment_method = 6;
    */
   paymentMethod: string[];
 
   /**
-   * Absolute http(s) URL the customer is sent to after a payment attempt (§6).
+   * Where the customer is sent after a payment attempt (§6). Read as a
+   * browser reads it (an internationalised host, percent-encoded host
+   * characters, a backslash for a slash) and stored in that normalised form.
    *
    * @generated from field: optional string callback_url = 7;
    */
   callbackUrl?: string | undefined;
 
   /**
-   * How the received funds are split across the merchant's settlement accounts.
+   * Splits to the caller's own accounts, each account once, adding up to at
+   * most amount.
    *
    * @generated from field: repeated payments.v2.SettlementSplit settlement_accounts = 8;
    */
@@ -108,6 +110,8 @@ export type SettlementSplit = Message<"payments.v2.SettlementSplit"> & {
   settlementAccountId: string;
 
   /**
+   * Kobo sent to this account.
+   *
    * @generated from field: int64 split_amount = 2;
    */
   splitAmount: bigint;
@@ -127,7 +131,7 @@ export const SettlementSplitSchema: GenMessage<SettlementSplit> = /*@__PURE__*/
  */
 export type PaymentMethod = Message<"payments.v2.PaymentMethod"> & {
   /**
-   * Stable id of the method in the service's catalogue, e.g. "pm_card".
+   * Stable id of the method in the service's catalogue: pm_ + its name.
    *
    * @generated from field: string id = 1;
    */
@@ -185,6 +189,8 @@ export type PaymentIntent = Message<"payments.v2.PaymentIntent"> & {
   id: string;
 
   /**
+   * Amount in kobo: "50000" is NGN 500.00.
+   *
    * @generated from field: int64 amount = 2;
    */
   amount: bigint;
@@ -202,6 +208,8 @@ export type PaymentIntent = Message<"payments.v2.PaymentIntent"> & {
   currency: string;
 
   /**
+   * Receives the receipt: customerEmail unless another was given.
+   *
    * @generated from field: string receipt_email = 5;
    */
   receiptEmail: string;
@@ -217,8 +225,6 @@ export type PaymentIntent = Message<"payments.v2.PaymentIntent"> & {
   country: string;
 
   /**
-   * pending, successful, failed, expired or cancelled.
-   *
    * @generated from field: string status = 8;
    */
   status: string;
@@ -251,6 +257,8 @@ export type PaymentIntent = Message<"payments.v2.PaymentIntent"> & {
   transaction?: string | undefined;
 
   /**
+   * Always empty for now.
+   *
    * @generated from field: repeated google.protobuf.Struct meta = 14;
    */
   meta: JsonObject[];
@@ -291,11 +299,15 @@ export type PaymentIntentListItem = Message<"payments.v2.PaymentIntentListItem">
   id: string;
 
   /**
+   * Amount in kobo: "50000" is NGN 500.00.
+   *
    * @generated from field: int64 amount = 2;
    */
   amount: bigint;
 
   /**
+   * What will be paid out; equal to amount while the service charges no fee.
+   *
    * @generated from field: int64 total_amount = 3;
    */
   totalAmount: bigint;
@@ -306,6 +318,8 @@ export type PaymentIntentListItem = Message<"payments.v2.PaymentIntentListItem">
   currency: string;
 
   /**
+   * Receives the receipt: customerEmail unless another was given.
+   *
    * @generated from field: string receipt_email = 5;
    */
   receiptEmail: string;
@@ -346,11 +360,15 @@ export type PaymentIntentListItem = Message<"payments.v2.PaymentIntentListItem">
   callbackUrl?: string | undefined;
 
   /**
+   * Reference of the successful payment attempt, once there is one.
+   *
    * @generated from field: optional string transaction = 13;
    */
   transaction?: string | undefined;
 
   /**
+   * Always empty for now.
+   *
    * @generated from field: repeated google.protobuf.Struct meta = 14;
    */
   meta: JsonObject[];
@@ -388,6 +406,8 @@ export const PaymentIntentListItemSchema: GenMessage<PaymentIntentListItem> = /*
  */
 export type GetPaymentIntentRequest = Message<"payments.v2.GetPaymentIntentRequest"> & {
   /**
+   * The payment intent's id (pi_…).
+   *
    * @generated from field: string id = 1;
    */
   id: string;
@@ -407,21 +427,22 @@ export const GetPaymentIntentRequestSchema: GenMessage<GetPaymentIntentRequest> 
  */
 export type ListPaymentIntentsRequest = Message<"payments.v2.ListPaymentIntentsRequest"> & {
   /**
-   * 1 to 100; unset means 50.
+   * Items per page.
    *
    * @generated from field: optional int32 page_size = 1;
    */
   pageSize?: number | undefined;
 
   /**
-   * next_page_token of the previous page; opaque and tamper-evident.
+   * nextPageToken of the previous page: opaque, signed, bound to the merchant
+   * and the filters.
    *
    * @generated from field: string page_token = 2;
    */
   pageToken: string;
 
   /**
-   * Only the intent with this clientReference.
+   * Only the intent with this reference.
    *
    * @generated from field: string client_reference = 3;
    */
@@ -454,7 +475,7 @@ export type ListPaymentIntentsResponse = Message<"payments.v2.ListPaymentIntents
   paymentIntents: PaymentIntentListItem[];
 
   /**
-   * Present only when more results exist.
+   * Present only when another page exists.
    *
    * @generated from field: string next_page_token = 2;
    */
@@ -475,6 +496,8 @@ export const ListPaymentIntentsResponseSchema: GenMessage<ListPaymentIntentsResp
  */
 export type DeletePaymentIntentRequest = Message<"payments.v2.DeletePaymentIntentRequest"> & {
   /**
+   * The payment intent's id (pi_…).
+   *
    * @generated from field: string id = 1;
    */
   id: string;

@@ -10,13 +10,14 @@ import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2
 import { file_google_api_annotations } from "../../google/api/annotations_pb.js";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import { file_payments_rules_v1_rules } from "../rules/v1/rules_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file payments/v2/settlement_account.proto.
  */
 export const file_payments_v2_settlement_account: GenFile = /*@__PURE__*/
-  fileDesc("CiRwYXltZW50cy92Mi9zZXR0bGVtZW50X2FjY291bnQucHJvdG8SC3BheW1lbnRzLnYyItMBChFTZXR0bGVtZW50QWNjb3VudBIKCgJpZBgBIAEoCRIUCgxhY2NvdW50X25hbWUYAiABKAkSFgoOYWNjb3VudF9udW1iZXIYAyABKAkSEQoJYmFua19uYW1lGAQgASgJEhEKCWJhbmtfY29kZRgFIAEoCRIuCgpjcmVhdGVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJ0Ch5DcmVhdGVTZXR0bGVtZW50QWNjb3VudFJlcXVlc3QSFAoMYWNjb3VudF9uYW1lGAEgASgJEhYKDmFjY291bnRfbnVtYmVyGAIgASgJEhEKCWJhbmtfbmFtZRgDIAEoCRIRCgliYW5rX2NvZGUYBCABKAkiWQodTGlzdFNldHRsZW1lbnRBY2NvdW50c1JlcXVlc3QSFgoJcGFnZV9zaXplGAEgASgFSACIAQESEgoKcGFnZV90b2tlbhgCIAEoCUIMCgpfcGFnZV9zaXplInYKHkxpc3RTZXR0bGVtZW50QWNjb3VudHNSZXNwb25zZRI7ChNzZXR0bGVtZW50X2FjY291bnRzGAEgAygLMh4ucGF5bWVudHMudjIuU2V0dGxlbWVudEFjY291bnQSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJMrwCChhTZXR0bGVtZW50QWNjb3VudFNlcnZpY2USigEKF0NyZWF0ZVNldHRsZW1lbnRBY2NvdW50EisucGF5bWVudHMudjIuQ3JlYXRlU2V0dGxlbWVudEFjY291bnRSZXF1ZXN0Gh4ucGF5bWVudHMudjIuU2V0dGxlbWVudEFjY291bnQiIoLT5JMCHDoBKiIXL3YyL3NldHRsZW1lbnQtYWNjb3VudHMSkgEKFkxpc3RTZXR0bGVtZW50QWNjb3VudHMSKi5wYXltZW50cy52Mi5MaXN0U2V0dGxlbWVudEFjY291bnRzUmVxdWVzdBorLnBheW1lbnRzLnYyLkxpc3RTZXR0bGVtZW50QWNjb3VudHNSZXNwb25zZSIfgtPkkwIZEhcvdjIvc2V0dGxlbWVudC1hY2NvdW50c2IGcHJvdG8z", [file_google_api_annotations, file_google_protobuf_timestamp]);
+  fileDesc("CiRwYXltZW50cy92Mi9zZXR0bGVtZW50X2FjY291bnQucHJvdG8SC3BheW1lbnRzLnYyIsYCChFTZXR0bGVtZW50QWNjb3VudBIoCgJpZBgBIAEoCUIcuv0YGMo+FXNldHRsZW1lbnRfYWNjb3VudF9pZBIhCgxhY2NvdW50X25hbWUYAiABKAlCC7r9GAfKPgRuYW1lEi0KDmFjY291bnRfbnVtYmVyGAMgASgJQhW6/RgRyj4OYWNjb3VudF9udW1iZXISHgoJYmFua19uYW1lGAQgASgJQgu6/RgHyj4EbmFtZRIjCgliYW5rX2NvZGUYBSABKAlCELr9GAzKPgliYW5rX2NvZGUSNwoKY3JlYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCB7r9GAPIAQESNwoKdXBkYXRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCB7r9GAPIAQEitwEKHkNyZWF0ZVNldHRsZW1lbnRBY2NvdW50UmVxdWVzdBIhCgxhY2NvdW50X25hbWUYASABKAlCC7r9GAfKPgRuYW1lEi0KDmFjY291bnRfbnVtYmVyGAIgASgJQhW6/RgRyj4OYWNjb3VudF9udW1iZXISHgoJYmFua19uYW1lGAMgASgJQgu6/RgHyj4EbmFtZRIjCgliYW5rX2NvZGUYBCABKAlCELr9GAzKPgliYW5rX2NvZGUiawodTGlzdFNldHRsZW1lbnRBY2NvdW50c1JlcXVlc3QSKAoJcGFnZV9zaXplGAEgASgFQhC6/RgMyj4JcGFnZV9zaXplSACIAQESEgoKcGFnZV90b2tlbhgCIAEoCUIMCgpfcGFnZV9zaXplInYKHkxpc3RTZXR0bGVtZW50QWNjb3VudHNSZXNwb25zZRI7ChNzZXR0bGVtZW50X2FjY291bnRzGAEgAygLMh4ucGF5bWVudHMudjIuU2V0dGxlbWVudEFjY291bnQSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJMrwCChhTZXR0bGVtZW50QWNjb3VudFNlcnZpY2USigEKF0NyZWF0ZVNldHRsZW1lbnRBY2NvdW50EisucGF5bWVudHMudjIuQ3JlYXRlU2V0dGxlbWVudEFjY291bnRSZXF1ZXN0Gh4ucGF5bWVudHMudjIuU2V0dGxlbWVudEFjY291bnQiIoLT5JMCHDoBKiIXL3YyL3NldHRsZW1lbnQtYWNjb3VudHMSkgEKFkxpc3RTZXR0bGVtZW50QWNjb3VudHMSKi5wYXltZW50cy52Mi5MaXN0U2V0dGxlbWVudEFjY291bnRzUmVxdWVzdBorLnBheW1lbnRzLnYyLkxpc3RTZXR0bGVtZW50QWNjb3VudHNSZXNwb25zZSIfgtPkkwIZEhcvdjIvc2V0dGxlbWVudC1hY2NvdW50c2IGcHJvdG8z", [file_google_api_annotations, file_google_protobuf_timestamp, file_payments_rules_v1_rules]);
 
 /**
  * SettlementAccount is the §2.4 object.
@@ -30,25 +31,25 @@ export type SettlementAccount = Message<"payments.v2.SettlementAccount"> & {
   id: string;
 
   /**
+   * Name on the account.
+   *
    * @generated from field: string account_name = 2;
    */
   accountName: string;
 
   /**
-   * Ten-digit NUBAN.
-   *
    * @generated from field: string account_number = 3;
    */
   accountNumber: string;
 
   /**
+   * Name of the bank.
+   *
    * @generated from field: string bank_name = 4;
    */
   bankName: string;
 
   /**
-   * Three to six digits (CBN bank or institution code).
-   *
    * @generated from field: string bank_code = 5;
    */
   bankCode: string;
@@ -78,6 +79,8 @@ export const SettlementAccountSchema: GenMessage<SettlementAccount> = /*@__PURE_
  */
 export type CreateSettlementAccountRequest = Message<"payments.v2.CreateSettlementAccountRequest"> & {
   /**
+   * Name on the account.
+   *
    * @generated from field: string account_name = 1;
    */
   accountName: string;
@@ -88,6 +91,8 @@ export type CreateSettlementAccountRequest = Message<"payments.v2.CreateSettleme
   accountNumber: string;
 
   /**
+   * Name of the bank.
+   *
    * @generated from field: string bank_name = 3;
    */
   bankName: string;
@@ -112,14 +117,14 @@ export const CreateSettlementAccountRequestSchema: GenMessage<CreateSettlementAc
  */
 export type ListSettlementAccountsRequest = Message<"payments.v2.ListSettlementAccountsRequest"> & {
   /**
-   * 1 to 100; 50 when not given.
+   * Items per page.
    *
    * @generated from field: optional int32 page_size = 1;
    */
   pageSize?: number | undefined;
 
   /**
-   * The previous page's next_page_token.
+   * nextPageToken of the previous page: opaque, signed, bound to the merchant.
    *
    * @generated from field: string page_token = 2;
    */
@@ -145,7 +150,7 @@ export type ListSettlementAccountsResponse = Message<"payments.v2.ListSettlement
   settlementAccounts: SettlementAccount[];
 
   /**
-   * Set when another page exists.
+   * Present only when another page exists.
    *
    * @generated from field: string next_page_token = 2;
    */

@@ -14,6 +14,7 @@ import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2
 import { file_google_api_annotations } from "../../google/api/annotations_pb.js";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import { file_payments_rules_v1_rules } from "../rules/v1/rules_pb.js";
 import type { PaymentIntentListItem, PaymentIntentListItemSchema } from "./payment_intent_pb.js";
 import { file_payments_v2_payment_intent } from "./payment_intent_pb.js";
 import type { Message } from "@bufbuild/protobuf";
@@ -22,15 +23,16 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file payments/v2/test_helpers.proto.
  */
 export const file_payments_v2_test_helpers: GenFile = /*@__PURE__*/
-  fileDesc("Ch5wYXltZW50cy92Mi90ZXN0X2hlbHBlcnMucHJvdG8SC3BheW1lbnRzLnYyIjMKFUNyZWF0ZU1lcmNoYW50UmVxdWVzdBIRCgRuYW1lGAEgASgJSACIAQFCBwoFX25hbWUiPgoWQ3JlYXRlTWVyY2hhbnRSZXNwb25zZRITCgttZXJjaGFudF9pZBgBIAEoCRIPCgdhcGlfa2V5GAIgASgJIlIKG0NyZWF0ZVBheW1lbnRBdHRlbXB0UmVxdWVzdBIKCgJpZBgBIAEoCRIWCg5wYXltZW50X21ldGhvZBgCIAEoCRIPCgdvdXRjb21lGAMgASgJIogBChxDcmVhdGVQYXltZW50QXR0ZW1wdFJlc3BvbnNlEiwKB2F0dGVtcHQYASABKAsyGy5wYXltZW50cy52Mi5QYXltZW50QXR0ZW1wdBI6Cg5wYXltZW50X2ludGVudBgCIAEoCzIiLnBheW1lbnRzLnYyLlBheW1lbnRJbnRlbnRMaXN0SXRlbSLjAQoOUGF5bWVudEF0dGVtcHQSCgoCaWQYASABKAkSGQoRcGF5bWVudF9pbnRlbnRfaWQYAiABKAkSDgoGYW1vdW50GAMgASgDEhYKDnBheW1lbnRfbWV0aG9kGAQgASgJEg8KB291dGNvbWUYBSABKAkSEQoJcmVmZXJlbmNlGAYgASgJEhsKDmRlY2xpbmVfcmVhc29uGAcgASgJSACIAQESLgoKY3JlYXRlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCEQoPX2RlY2xpbmVfcmVhc29uIigKGkV4cGlyZVBheW1lbnRJbnRlbnRSZXF1ZXN0EgoKAmlkGAEgASgJIiYKE0FkdmFuY2VDbG9ja1JlcXVlc3QSDwoHc2Vjb25kcxgBIAEoAyIRCg9HZXRDbG9ja1JlcXVlc3QiMAoFQ2xvY2sSJwoDbm93GAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcDKpBQoRVGVzdEhlbHBlclNlcnZpY2USgAEKDkNyZWF0ZU1lcmNoYW50EiIucGF5bWVudHMudjIuQ3JlYXRlTWVyY2hhbnRSZXF1ZXN0GiMucGF5bWVudHMudjIuQ3JlYXRlTWVyY2hhbnRSZXNwb25zZSIlgtPkkwIfOgEqIhovdjIvdGVzdC1oZWxwZXJzL21lcmNoYW50cxKmAQoUQ3JlYXRlUGF5bWVudEF0dGVtcHQSKC5wYXltZW50cy52Mi5DcmVhdGVQYXltZW50QXR0ZW1wdFJlcXVlc3QaKS5wYXltZW50cy52Mi5DcmVhdGVQYXltZW50QXR0ZW1wdFJlc3BvbnNlIjmC0+STAjM6ASoiLi92Mi90ZXN0LWhlbHBlcnMvcGF5bWVudC1pbnRlbnRzL3tpZH0vYXR0ZW1wdHMSmAEKE0V4cGlyZVBheW1lbnRJbnRlbnQSJy5wYXltZW50cy52Mi5FeHBpcmVQYXltZW50SW50ZW50UmVxdWVzdBoiLnBheW1lbnRzLnYyLlBheW1lbnRJbnRlbnRMaXN0SXRlbSI0gtPkkwIuIiwvdjIvdGVzdC1oZWxwZXJzL3BheW1lbnQtaW50ZW50cy97aWR9L2V4cGlyZRJvCgxBZHZhbmNlQ2xvY2sSIC5wYXltZW50cy52Mi5BZHZhbmNlQ2xvY2tSZXF1ZXN0GhIucGF5bWVudHMudjIuQ2xvY2siKYLT5JMCIzoBKiIeL3YyL3Rlc3QtaGVscGVycy9jbG9jay9hZHZhbmNlElwKCEdldENsb2NrEhwucGF5bWVudHMudjIuR2V0Q2xvY2tSZXF1ZXN0GhIucGF5bWVudHMudjIuQ2xvY2siHoLT5JMCGBIWL3YyL3Rlc3QtaGVscGVycy9jbG9ja2IGcHJvdG8z", [file_google_api_annotations, file_google_protobuf_timestamp, file_payments_v2_payment_intent]);
+  fileDesc("Ch5wYXltZW50cy92Mi90ZXN0X2hlbHBlcnMucHJvdG8SC3BheW1lbnRzLnYyIkAKFUNyZWF0ZU1lcmNoYW50UmVxdWVzdBIeCgRuYW1lGAEgASgJQgu6/RgHyj4EbmFtZUgAiAEBQgcKBV9uYW1lInQKFkNyZWF0ZU1lcmNoYW50UmVzcG9uc2USJAoLbWVyY2hhbnRfaWQYASABKAlCD7r9GAtyCToEbWVyX9g+ARI0CgdhcGlfa2V5GAIgASgJQiO6/Rgfch0yG15za190ZXN0X1tBLVphLXowLTlfLV17NDN9JCJyChtDcmVhdGVQYXltZW50QXR0ZW1wdFJlcXVlc3QSCgoCaWQYASABKAkSFgoOcGF5bWVudF9tZXRob2QYAiABKAkSLwoHb3V0Y29tZRgDIAEoCUIeuv0YGso+F3BheW1lbnRfYXR0ZW1wdF9vdXRjb21lIpoBChxDcmVhdGVQYXltZW50QXR0ZW1wdFJlc3BvbnNlEjUKB2F0dGVtcHQYASABKAsyGy5wYXltZW50cy52Mi5QYXltZW50QXR0ZW1wdEIHuv0YA8gBARJDCg5wYXltZW50X2ludGVudBgCIAEoCzIiLnBheW1lbnRzLnYyLlBheW1lbnRJbnRlbnRMaXN0SXRlbUIHuv0YA8gBASLzAgoOUGF5bWVudEF0dGVtcHQSGgoCaWQYASABKAlCDrr9GApyCDoDcGFf2D4BEjMKEXBheW1lbnRfaW50ZW50X2lkGAIgASgJQhi6/RgUyj4RcGF5bWVudF9pbnRlbnRfaWQSGwoGYW1vdW50GAMgASgDQgu6/RgHyj4Ea29ibxIyCg5wYXltZW50X21ldGhvZBgEIAEoCUIauv0YFso+E3BheW1lbnRfbWV0aG9kX25hbWUSLwoHb3V0Y29tZRgFIAEoCUIeuv0YGso+F3BheW1lbnRfYXR0ZW1wdF9vdXRjb21lEhsKCXJlZmVyZW5jZRgGIAEoCUIIuv0YBHICEAESJQoOZGVjbGluZV9yZWFzb24YByABKAlCCLr9GARyAhABSACIAQESNwoKY3JlYXRlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCB7r9GAPIAQFCEQoPX2RlY2xpbmVfcmVhc29uIigKGkV4cGlyZVBheW1lbnRJbnRlbnRSZXF1ZXN0EgoKAmlkGAEgASgJIm8KE0FkdmFuY2VDbG9ja1JlcXVlc3QSWAoHc2Vjb25kcxgBIAEoA0JHuv0YQ9I+Nm11c3QgYmUgYSB3aG9sZSBudW1iZXIgZnJvbSB7Z3RlfSB0byB7bHRlfSAodGVuIHllYXJzKSIIGICGsJYBKAEiEQoPR2V0Q2xvY2tSZXF1ZXN0IjkKBUNsb2NrEjAKA25vdxgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCB7r9GAPIAQEyqQUKEVRlc3RIZWxwZXJTZXJ2aWNlEoABCg5DcmVhdGVNZXJjaGFudBIiLnBheW1lbnRzLnYyLkNyZWF0ZU1lcmNoYW50UmVxdWVzdBojLnBheW1lbnRzLnYyLkNyZWF0ZU1lcmNoYW50UmVzcG9uc2UiJYLT5JMCHzoBKiIaL3YyL3Rlc3QtaGVscGVycy9tZXJjaGFudHMSpgEKFENyZWF0ZVBheW1lbnRBdHRlbXB0EigucGF5bWVudHMudjIuQ3JlYXRlUGF5bWVudEF0dGVtcHRSZXF1ZXN0GikucGF5bWVudHMudjIuQ3JlYXRlUGF5bWVudEF0dGVtcHRSZXNwb25zZSI5gtPkkwIzOgEqIi4vdjIvdGVzdC1oZWxwZXJzL3BheW1lbnQtaW50ZW50cy97aWR9L2F0dGVtcHRzEpgBChNFeHBpcmVQYXltZW50SW50ZW50EicucGF5bWVudHMudjIuRXhwaXJlUGF5bWVudEludGVudFJlcXVlc3QaIi5wYXltZW50cy52Mi5QYXltZW50SW50ZW50TGlzdEl0ZW0iNILT5JMCLiIsL3YyL3Rlc3QtaGVscGVycy9wYXltZW50LWludGVudHMve2lkfS9leHBpcmUSbwoMQWR2YW5jZUNsb2NrEiAucGF5bWVudHMudjIuQWR2YW5jZUNsb2NrUmVxdWVzdBoSLnBheW1lbnRzLnYyLkNsb2NrIimC0+STAiM6ASoiHi92Mi90ZXN0LWhlbHBlcnMvY2xvY2svYWR2YW5jZRJcCghHZXRDbG9jaxIcLnBheW1lbnRzLnYyLkdldENsb2NrUmVxdWVzdBoSLnBheW1lbnRzLnYyLkNsb2NrIh6C0+STAhgSFi92Mi90ZXN0LWhlbHBlcnMvY2xvY2tiBnByb3RvMw", [file_google_api_annotations, file_google_protobuf_timestamp, file_payments_rules_v1_rules, file_payments_v2_payment_intent]);
 
 /**
+ * CreateMerchantRequest names the new merchant.
+ *
  * @generated from message payments.v2.CreateMerchantRequest
  */
 export type CreateMerchantRequest = Message<"payments.v2.CreateMerchantRequest"> & {
   /**
-   * The name customers see on the checkout page: 1 to 100 characters; the
-   * merchant id when not given.
+   * The name customers see on the checkout page; the merchant id when not given.
    *
    * @generated from field: optional string name = 1;
    */
@@ -45,18 +47,18 @@ export const CreateMerchantRequestSchema: GenMessage<CreateMerchantRequest> = /*
   messageDesc(file_payments_v2_test_helpers, 0);
 
 /**
+ * CreateMerchantResponse is the new merchant and its key.
+ *
  * @generated from message payments.v2.CreateMerchantResponse
  */
 export type CreateMerchantResponse = Message<"payments.v2.CreateMerchantResponse"> & {
   /**
-   * "mer_" + a UUIDv7.
-   *
    * @generated from field: string merchant_id = 1;
    */
   merchantId: string;
 
   /**
-   * "sk_test_" + 32 random bytes in base64url. Shown once, stored as a hash.
+   * sk_test_ + 32 random bytes in base64url. Shown once, stored as a hash.
    *
    * @generated from field: string api_key = 2;
    */
@@ -71,6 +73,8 @@ export const CreateMerchantResponseSchema: GenMessage<CreateMerchantResponse> = 
   messageDesc(file_payments_v2_test_helpers, 1);
 
 /**
+ * CreatePaymentAttemptRequest says which intent to pay, how, and with what outcome.
+ *
  * @generated from message payments.v2.CreatePaymentAttemptRequest
  */
 export type CreatePaymentAttemptRequest = Message<"payments.v2.CreatePaymentAttemptRequest"> & {
@@ -89,8 +93,6 @@ export type CreatePaymentAttemptRequest = Message<"payments.v2.CreatePaymentAtte
   paymentMethod: string;
 
   /**
-   * succeeded or declined.
-   *
    * @generated from field: string outcome = 3;
    */
   outcome: string;
@@ -104,6 +106,8 @@ export const CreatePaymentAttemptRequestSchema: GenMessage<CreatePaymentAttemptR
   messageDesc(file_payments_v2_test_helpers, 2);
 
 /**
+ * CreatePaymentAttemptResponse is the attempt and the intent after it.
+ *
  * @generated from message payments.v2.CreatePaymentAttemptResponse
  */
 export type CreatePaymentAttemptResponse = Message<"payments.v2.CreatePaymentAttemptResponse"> & {
@@ -134,8 +138,6 @@ export const CreatePaymentAttemptResponseSchema: GenMessage<CreatePaymentAttempt
  */
 export type PaymentAttempt = Message<"payments.v2.PaymentAttempt"> & {
   /**
-   * "pa_" + a UUIDv7.
-   *
    * @generated from field: string id = 1;
    */
   id: string;
@@ -158,8 +160,6 @@ export type PaymentAttempt = Message<"payments.v2.PaymentAttempt"> & {
   paymentMethod: string;
 
   /**
-   * succeeded or declined.
-   *
    * @generated from field: string outcome = 5;
    */
   outcome: string;
@@ -192,10 +192,14 @@ export const PaymentAttemptSchema: GenMessage<PaymentAttempt> = /*@__PURE__*/
   messageDesc(file_payments_v2_test_helpers, 4);
 
 /**
+ * ExpirePaymentIntentRequest names the intent to expire.
+ *
  * @generated from message payments.v2.ExpirePaymentIntentRequest
  */
 export type ExpirePaymentIntentRequest = Message<"payments.v2.ExpirePaymentIntentRequest"> & {
   /**
+   * The payment intent's id (pi_…).
+   *
    * @generated from field: string id = 1;
    */
   id: string;
@@ -209,11 +213,13 @@ export const ExpirePaymentIntentRequestSchema: GenMessage<ExpirePaymentIntentReq
   messageDesc(file_payments_v2_test_helpers, 5);
 
 /**
+ * AdvanceClockRequest says how far to move the clock.
+ *
  * @generated from message payments.v2.AdvanceClockRequest
  */
 export type AdvanceClockRequest = Message<"payments.v2.AdvanceClockRequest"> & {
   /**
-   * Whole seconds to move forward: 1 to 315,360,000 (ten years).
+   * Whole seconds to move the clock forward.
    *
    * @generated from field: int64 seconds = 1;
    */
@@ -228,6 +234,8 @@ export const AdvanceClockRequestSchema: GenMessage<AdvanceClockRequest> = /*@__P
   messageDesc(file_payments_v2_test_helpers, 6);
 
 /**
+ * GetClockRequest has no fields.
+ *
  * @generated from message payments.v2.GetClockRequest
  */
 export type GetClockRequest = Message<"payments.v2.GetClockRequest"> & {

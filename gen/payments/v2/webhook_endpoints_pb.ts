@@ -10,13 +10,14 @@ import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2
 import { file_google_api_annotations } from "../../google/api/annotations_pb.js";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import { file_payments_rules_v1_rules } from "../rules/v1/rules_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file payments/v2/webhook_endpoints.proto.
  */
 export const file_payments_v2_webhook_endpoints: GenFile = /*@__PURE__*/
-  fileDesc("CiNwYXltZW50cy92Mi93ZWJob29rX2VuZHBvaW50cy5wcm90bxILcGF5bWVudHMudjIi2QEKD1dlYmhvb2tFbmRwb2ludBIKCgJpZBgBIAEoCRILCgN1cmwYAiABKAkSEwoLZXZlbnRfdHlwZXMYAyADKAkSGAoLZGVzY3JpcHRpb24YBCABKAlIAIgBARIOCgZzdGF0dXMYBSABKAkSLgoKY3JlYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCDgoMX2Rlc2NyaXB0aW9uIvMBChlXZWJob29rRW5kcG9pbnRXaXRoU2VjcmV0EgoKAmlkGAEgASgJEgsKA3VybBgCIAEoCRITCgtldmVudF90eXBlcxgDIAMoCRIYCgtkZXNjcmlwdGlvbhgEIAEoCUgAiAEBEg4KBnN0YXR1cxgFIAEoCRIOCgZzZWNyZXQYBiABKAkSLgoKY3JlYXRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCDgoMX2Rlc2NyaXB0aW9uImoKHENyZWF0ZVdlYmhvb2tFbmRwb2ludFJlcXVlc3QSCwoDdXJsGAEgASgJEhMKC2V2ZW50X3R5cGVzGAIgAygJEhgKC2Rlc2NyaXB0aW9uGAMgASgJSACIAQFCDgoMX2Rlc2NyaXB0aW9uIh0KG0xpc3RXZWJob29rRW5kcG9pbnRzUmVxdWVzdCJXChxMaXN0V2ViaG9va0VuZHBvaW50c1Jlc3BvbnNlEjcKEXdlYmhvb2tfZW5kcG9pbnRzGAEgAygLMhwucGF5bWVudHMudjIuV2ViaG9va0VuZHBvaW50IioKHERlbGV0ZVdlYmhvb2tFbmRwb2ludFJlcXVlc3QSCgoCaWQYASABKAkiTwodRGVsZXRlV2ViaG9va0VuZHBvaW50UmVzcG9uc2USDgoGc3RhdHVzGAEgASgFEg0KBXRpdGxlGAIgASgJEg8KB21lc3NhZ2UYAyABKAkiMAoiUm90YXRlV2ViaG9va0VuZHBvaW50U2VjcmV0UmVxdWVzdBIKCgJpZBgBIAEoCSJ0ChxMaXN0V2ViaG9va0RlbGl2ZXJpZXNSZXF1ZXN0EgoKAmlkGAEgASgJEhYKCXBhZ2Vfc2l6ZRgCIAEoBUgAiAEBEhIKCnBhZ2VfdG9rZW4YAyABKAkSDgoGc3RhdHVzGAQgASgJQgwKCl9wYWdlX3NpemUiagodTGlzdFdlYmhvb2tEZWxpdmVyaWVzUmVzcG9uc2USMAoKZGVsaXZlcmllcxgBIAMoCzIcLnBheW1lbnRzLnYyLldlYmhvb2tEZWxpdmVyeRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkitAIKD1dlYmhvb2tEZWxpdmVyeRIKCgJpZBgBIAEoCRIQCghldmVudF9pZBgCIAEoCRISCgpldmVudF90eXBlGAMgASgJEhsKE3dlYmhvb2tfZW5kcG9pbnRfaWQYBCABKAkSDgoGc3RhdHVzGAUgASgJEjMKD25leHRfYXR0ZW1wdF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLQoIYXR0ZW1wdHMYByADKAsyGy5wYXltZW50cy52Mi5XZWJob29rQXR0ZW1wdBIuCgpjcmVhdGVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKVAQoOV2ViaG9va0F0dGVtcHQSJgoCYXQYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhgKC3N0YXR1c19jb2RlGAIgASgFSACIAQESEwoLZHVyYXRpb25fbXMYAyABKAUSEgoFZXJyb3IYBCABKAlIAYgBAUIOCgxfc3RhdHVzX2NvZGVCCAoGX2Vycm9yMpcGChZXZWJob29rRW5kcG9pbnRTZXJ2aWNlEowBChVDcmVhdGVXZWJob29rRW5kcG9pbnQSKS5wYXltZW50cy52Mi5DcmVhdGVXZWJob29rRW5kcG9pbnRSZXF1ZXN0GiYucGF5bWVudHMudjIuV2ViaG9va0VuZHBvaW50V2l0aFNlY3JldCIggtPkkwIaOgEqIhUvdjIvd2ViaG9vay1lbmRwb2ludHMSigEKFExpc3RXZWJob29rRW5kcG9pbnRzEigucGF5bWVudHMudjIuTGlzdFdlYmhvb2tFbmRwb2ludHNSZXF1ZXN0GikucGF5bWVudHMudjIuTGlzdFdlYmhvb2tFbmRwb2ludHNSZXNwb25zZSIdgtPkkwIXEhUvdjIvd2ViaG9vay1lbmRwb2ludHMSkgEKFURlbGV0ZVdlYmhvb2tFbmRwb2ludBIpLnBheW1lbnRzLnYyLkRlbGV0ZVdlYmhvb2tFbmRwb2ludFJlcXVlc3QaKi5wYXltZW50cy52Mi5EZWxldGVXZWJob29rRW5kcG9pbnRSZXNwb25zZSIigtPkkwIcKhovdjIvd2ViaG9vay1lbmRwb2ludHMve2lkfRKrAQobUm90YXRlV2ViaG9va0VuZHBvaW50U2VjcmV0Ei8ucGF5bWVudHMudjIuUm90YXRlV2ViaG9va0VuZHBvaW50U2VjcmV0UmVxdWVzdBomLnBheW1lbnRzLnYyLldlYmhvb2tFbmRwb2ludFdpdGhTZWNyZXQiM4LT5JMCLToBKiIoL3YyL3dlYmhvb2stZW5kcG9pbnRzL3tpZH0vcm90YXRlLXNlY3JldBKdAQoVTGlzdFdlYmhvb2tEZWxpdmVyaWVzEikucGF5bWVudHMudjIuTGlzdFdlYmhvb2tEZWxpdmVyaWVzUmVxdWVzdBoqLnBheW1lbnRzLnYyLkxpc3RXZWJob29rRGVsaXZlcmllc1Jlc3BvbnNlIi2C0+STAicSJS92Mi93ZWJob29rLWVuZHBvaW50cy97aWR9L2RlbGl2ZXJpZXNiBnByb3RvMw", [file_google_api_annotations, file_google_protobuf_timestamp]);
+  fileDesc("CiNwYXltZW50cy92Mi93ZWJob29rX2VuZHBvaW50cy5wcm90bxILcGF5bWVudHMudjIi5AIKD1dlYmhvb2tFbmRwb2ludBImCgJpZBgBIAEoCUIauv0YFso+E3dlYmhvb2tfZW5kcG9pbnRfaWQSHAoDdXJsGAIgASgJQg+6/RgLyj4IaHR0cF91cmwSKwoLZXZlbnRfdHlwZXMYAyADKAlCFrr9GBKSAQ8iDco+CmV2ZW50X3R5cGUSLAoLZGVzY3JpcHRpb24YBCABKAlCErr9GA7KPgtkZXNjcmlwdGlvbkgAiAEBEi4KBnN0YXR1cxgFIAEoCUIeuv0YGso+F3dlYmhvb2tfZW5kcG9pbnRfc3RhdHVzEjcKCmNyZWF0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQge6/RgDyAEBEjcKCnVwZGF0ZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQge6/RgDyAEBQg4KDF9kZXNjcmlwdGlvbiKVAwoZV2ViaG9va0VuZHBvaW50V2l0aFNlY3JldBImCgJpZBgBIAEoCUIauv0YFso+E3dlYmhvb2tfZW5kcG9pbnRfaWQSHAoDdXJsGAIgASgJQg+6/RgLyj4IaHR0cF91cmwSKwoLZXZlbnRfdHlwZXMYAyADKAlCFrr9GBKSAQ8iDco+CmV2ZW50X3R5cGUSLAoLZGVzY3JpcHRpb24YBCABKAlCErr9GA7KPgtkZXNjcmlwdGlvbkgAiAEBEi4KBnN0YXR1cxgFIAEoCUIeuv0YGso+F3dlYmhvb2tfZW5kcG9pbnRfc3RhdHVzEiUKBnNlY3JldBgGIAEoCUIVuv0YEco+DndlYmhvb2tfc2VjcmV0EjcKCmNyZWF0ZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQge6/RgDyAEBEjcKCnVwZGF0ZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQge6/RgDyAEBQg4KDF9kZXNjcmlwdGlvbiKsAQocQ3JlYXRlV2ViaG9va0VuZHBvaW50UmVxdWVzdBIcCgN1cmwYASABKAlCD7r9GAvKPghodHRwX3VybBItCgtldmVudF90eXBlcxgCIAMoCUIYuv0YFJIBERgBIg3KPgpldmVudF90eXBlEi8KC2Rlc2NyaXB0aW9uGAMgASgJQhW6/RgR2AEByj4LZGVzY3JpcHRpb25IAIgBAUIOCgxfZGVzY3JpcHRpb24iHQobTGlzdFdlYmhvb2tFbmRwb2ludHNSZXF1ZXN0IlcKHExpc3RXZWJob29rRW5kcG9pbnRzUmVzcG9uc2USNwoRd2ViaG9va19lbmRwb2ludHMYASADKAsyHC5wYXltZW50cy52Mi5XZWJob29rRW5kcG9pbnQiKgocRGVsZXRlV2ViaG9va0VuZHBvaW50UmVxdWVzdBIKCgJpZBgBIAEoCSKRAQodRGVsZXRlV2ViaG9va0VuZHBvaW50UmVzcG9uc2USGQoGc3RhdHVzGAEgASgFQgm6/RgFGgMIyAESGQoFdGl0bGUYAiABKAlCCrr9GAZyBAoCT0sSOgoHbWVzc2FnZRgDIAEoCUIpuv0YJXIjMiFeV2ViaG9vayBlbmRwb2ludCB3ZV9cUysgZGVsZXRlZCQiMAoiUm90YXRlV2ViaG9va0VuZHBvaW50U2VjcmV0UmVxdWVzdBIKCgJpZBgBIAEoCSKhAQocTGlzdFdlYmhvb2tEZWxpdmVyaWVzUmVxdWVzdBIKCgJpZBgBIAEoCRIoCglwYWdlX3NpemUYAiABKAVCELr9GAzKPglwYWdlX3NpemVIAIgBARISCgpwYWdlX3Rva2VuGAMgASgJEikKBnN0YXR1cxgEIAEoCUIZuv0YFdgBAco+D2RlbGl2ZXJ5X3N0YXR1c0IMCgpfcGFnZV9zaXplImoKHUxpc3RXZWJob29rRGVsaXZlcmllc1Jlc3BvbnNlEjAKCmRlbGl2ZXJpZXMYASADKAsyHC5wYXltZW50cy52Mi5XZWJob29rRGVsaXZlcnkSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIroDCg9XZWJob29rRGVsaXZlcnkSJgoCaWQYASABKAlCGrr9GBbKPhN3ZWJob29rX2RlbGl2ZXJ5X2lkEiEKCGV2ZW50X2lkGAIgASgJQg+6/RgLyj4IZXZlbnRfaWQSJQoKZXZlbnRfdHlwZRgDIAEoCUIRuv0YDco+CmV2ZW50X3R5cGUSNwoTd2ViaG9va19lbmRwb2ludF9pZBgEIAEoCUIauv0YFso+E3dlYmhvb2tfZW5kcG9pbnRfaWQSJgoGc3RhdHVzGAUgASgJQha6/RgSyj4PZGVsaXZlcnlfc3RhdHVzEjMKD25leHRfYXR0ZW1wdF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLQoIYXR0ZW1wdHMYByADKAsyGy5wYXltZW50cy52Mi5XZWJob29rQXR0ZW1wdBI3CgpjcmVhdGVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIHuv0YA8gBARI3Cgp1cGRhdGVkX2F0GAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIHuv0YA8gBASLCAQoOV2ViaG9va0F0dGVtcHQSLwoCYXQYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQge6/RgDyAEBEiUKC3N0YXR1c19jb2RlGAIgASgFQgu6/RgHGgUY1wQoZEgAiAEBEiAKC2R1cmF0aW9uX21zGAMgASgFQgu6/RgH2AEBGgIoARIcCgVlcnJvchgEIAEoCUIIuv0YBHICEAFIAYgBAUIOCgxfc3RhdHVzX2NvZGVCCAoGX2Vycm9yMpcGChZXZWJob29rRW5kcG9pbnRTZXJ2aWNlEowBChVDcmVhdGVXZWJob29rRW5kcG9pbnQSKS5wYXltZW50cy52Mi5DcmVhdGVXZWJob29rRW5kcG9pbnRSZXF1ZXN0GiYucGF5bWVudHMudjIuV2ViaG9va0VuZHBvaW50V2l0aFNlY3JldCIggtPkkwIaOgEqIhUvdjIvd2ViaG9vay1lbmRwb2ludHMSigEKFExpc3RXZWJob29rRW5kcG9pbnRzEigucGF5bWVudHMudjIuTGlzdFdlYmhvb2tFbmRwb2ludHNSZXF1ZXN0GikucGF5bWVudHMudjIuTGlzdFdlYmhvb2tFbmRwb2ludHNSZXNwb25zZSIdgtPkkwIXEhUvdjIvd2ViaG9vay1lbmRwb2ludHMSkgEKFURlbGV0ZVdlYmhvb2tFbmRwb2ludBIpLnBheW1lbnRzLnYyLkRlbGV0ZVdlYmhvb2tFbmRwb2ludFJlcXVlc3QaKi5wYXltZW50cy52Mi5EZWxldGVXZWJob29rRW5kcG9pbnRSZXNwb25zZSIigtPkkwIcKhovdjIvd2ViaG9vay1lbmRwb2ludHMve2lkfRKrAQobUm90YXRlV2ViaG9va0VuZHBvaW50U2VjcmV0Ei8ucGF5bWVudHMudjIuUm90YXRlV2ViaG9va0VuZHBvaW50U2VjcmV0UmVxdWVzdBomLnBheW1lbnRzLnYyLldlYmhvb2tFbmRwb2ludFdpdGhTZWNyZXQiM4LT5JMCLToBKiIoL3YyL3dlYmhvb2stZW5kcG9pbnRzL3tpZH0vcm90YXRlLXNlY3JldBKdAQoVTGlzdFdlYmhvb2tEZWxpdmVyaWVzEikucGF5bWVudHMudjIuTGlzdFdlYmhvb2tEZWxpdmVyaWVzUmVxdWVzdBoqLnBheW1lbnRzLnYyLkxpc3RXZWJob29rRGVsaXZlcmllc1Jlc3BvbnNlIi2C0+STAicSJS92Mi93ZWJob29rLWVuZHBvaW50cy97aWR9L2RlbGl2ZXJpZXNiBnByb3RvMw", [file_google_api_annotations, file_google_protobuf_timestamp, file_payments_rules_v1_rules]);
 
 /**
  * WebhookEndpoint is an endpoint as listed: never its secret.
@@ -25,8 +26,6 @@ export const file_payments_v2_webhook_endpoints: GenFile = /*@__PURE__*/
  */
 export type WebhookEndpoint = Message<"payments.v2.WebhookEndpoint"> & {
   /**
-   * "we_" + a UUIDv7.
-   *
    * @generated from field: string id = 1;
    */
   id: string;
@@ -49,8 +48,6 @@ export type WebhookEndpoint = Message<"payments.v2.WebhookEndpoint"> & {
   description?: string | undefined;
 
   /**
-   * enabled, or disabled (by a 410 answer or after failing for 5 days).
-   *
    * @generated from field: string status = 5;
    */
   status: string;
@@ -75,7 +72,7 @@ export const WebhookEndpointSchema: GenMessage<WebhookEndpoint> = /*@__PURE__*/
 
 /**
  * WebhookEndpointWithSecret is the answer to a creation or a rotation: the
- * endpoint and its new signing secret ("whsec_" + base64).
+ * endpoint and its new signing secret, shown only in this answer.
  *
  * @generated from message payments.v2.WebhookEndpointWithSecret
  */
@@ -91,6 +88,8 @@ export type WebhookEndpointWithSecret = Message<"payments.v2.WebhookEndpointWith
   url: string;
 
   /**
+   * The event types delivered; empty means every type.
+   *
    * @generated from field: repeated string event_types = 3;
    */
   eventTypes: string[];
@@ -129,24 +128,30 @@ export const WebhookEndpointWithSecretSchema: GenMessage<WebhookEndpointWithSecr
   messageDesc(file_payments_v2_webhook_endpoints, 1);
 
 /**
+ * CreateWebhookEndpointRequest is the body of POST /v2/webhook-endpoints.
+ *
  * @generated from message payments.v2.CreateWebhookEndpointRequest
  */
 export type CreateWebhookEndpointRequest = Message<"payments.v2.CreateWebhookEndpointRequest"> & {
   /**
-   * An absolute https URL (http only when WEBHOOK_ALLOW_PRIVATE_URLS=true).
+   * Where the events go: https (http only when
+   * WEBHOOK_ALLOW_PRIVATE_URLS=true), its host resolving only to public
+   * addresses (any, with WEBHOOK_ALLOW_PRIVATE_URLS=true).
    *
    * @generated from field: string url = 1;
    */
   url: string;
 
   /**
-   * The event types to deliver; omitted or empty: every type.
+   * The event types to deliver, each once; omitted or empty: every type.
    *
    * @generated from field: repeated string event_types = 2;
    */
   eventTypes: string[];
 
   /**
+   * Your note; omitted or empty: none.
+   *
    * @generated from field: optional string description = 3;
    */
   description?: string | undefined;
@@ -160,6 +165,8 @@ export const CreateWebhookEndpointRequestSchema: GenMessage<CreateWebhookEndpoin
   messageDesc(file_payments_v2_webhook_endpoints, 2);
 
 /**
+ * ListWebhookEndpointsRequest has no fields: every endpoint is listed.
+ *
  * @generated from message payments.v2.ListWebhookEndpointsRequest
  */
 export type ListWebhookEndpointsRequest = Message<"payments.v2.ListWebhookEndpointsRequest"> & {
@@ -173,6 +180,8 @@ export const ListWebhookEndpointsRequestSchema: GenMessage<ListWebhookEndpointsR
   messageDesc(file_payments_v2_webhook_endpoints, 3);
 
 /**
+ * ListWebhookEndpointsResponse lists the endpoints, oldest first.
+ *
  * @generated from message payments.v2.ListWebhookEndpointsResponse
  */
 export type ListWebhookEndpointsResponse = Message<"payments.v2.ListWebhookEndpointsResponse"> & {
@@ -190,10 +199,14 @@ export const ListWebhookEndpointsResponseSchema: GenMessage<ListWebhookEndpoints
   messageDesc(file_payments_v2_webhook_endpoints, 4);
 
 /**
+ * DeleteWebhookEndpointRequest names the endpoint to delete.
+ *
  * @generated from message payments.v2.DeleteWebhookEndpointRequest
  */
 export type DeleteWebhookEndpointRequest = Message<"payments.v2.DeleteWebhookEndpointRequest"> & {
   /**
+   * The webhook endpoint's id (we_…).
+   *
    * @generated from field: string id = 1;
    */
   id: string;
@@ -207,6 +220,8 @@ export const DeleteWebhookEndpointRequestSchema: GenMessage<DeleteWebhookEndpoin
   messageDesc(file_payments_v2_webhook_endpoints, 5);
 
 /**
+ * DeleteWebhookEndpointResponse is the §4.3-shaped reply.
+ *
  * @generated from message payments.v2.DeleteWebhookEndpointResponse
  */
 export type DeleteWebhookEndpointResponse = Message<"payments.v2.DeleteWebhookEndpointResponse"> & {
@@ -234,10 +249,14 @@ export const DeleteWebhookEndpointResponseSchema: GenMessage<DeleteWebhookEndpoi
   messageDesc(file_payments_v2_webhook_endpoints, 6);
 
 /**
+ * RotateWebhookEndpointSecretRequest names the endpoint whose secret is replaced.
+ *
  * @generated from message payments.v2.RotateWebhookEndpointSecretRequest
  */
 export type RotateWebhookEndpointSecretRequest = Message<"payments.v2.RotateWebhookEndpointSecretRequest"> & {
   /**
+   * The webhook endpoint's id (we_…).
+   *
    * @generated from field: string id = 1;
    */
   id: string;
@@ -251,30 +270,35 @@ export const RotateWebhookEndpointSecretRequestSchema: GenMessage<RotateWebhookE
   messageDesc(file_payments_v2_webhook_endpoints, 7);
 
 /**
+ * ListWebhookDeliveriesRequest selects a page of an endpoint's deliveries.
+ *
  * @generated from message payments.v2.ListWebhookDeliveriesRequest
  */
 export type ListWebhookDeliveriesRequest = Message<"payments.v2.ListWebhookDeliveriesRequest"> & {
   /**
-   * The endpoint.
+   * The webhook endpoint's id (we_…).
    *
    * @generated from field: string id = 1;
    */
   id: string;
 
   /**
-   * 1 to 100; 50 when not given.
+   * Items per page.
    *
    * @generated from field: optional int32 page_size = 2;
    */
   pageSize?: number | undefined;
 
   /**
+   * nextPageToken of the previous page: opaque, signed, bound to the merchant
+   * and the filters.
+   *
    * @generated from field: string page_token = 3;
    */
   pageToken: string;
 
   /**
-   * Only deliveries in this state: pending, succeeded or failed.
+   * Only deliveries in this state.
    *
    * @generated from field: string status = 4;
    */
@@ -289,6 +313,8 @@ export const ListWebhookDeliveriesRequestSchema: GenMessage<ListWebhookDeliverie
   messageDesc(file_payments_v2_webhook_endpoints, 8);
 
 /**
+ * ListWebhookDeliveriesResponse is one page, newest first.
+ *
  * @generated from message payments.v2.ListWebhookDeliveriesResponse
  */
 export type ListWebhookDeliveriesResponse = Message<"payments.v2.ListWebhookDeliveriesResponse"> & {
@@ -298,6 +324,8 @@ export type ListWebhookDeliveriesResponse = Message<"payments.v2.ListWebhookDeli
   deliveries: WebhookDelivery[];
 
   /**
+   * Present only when another page exists.
+   *
    * @generated from field: string next_page_token = 2;
    */
   nextPageToken: string;
@@ -318,8 +346,6 @@ export const ListWebhookDeliveriesResponseSchema: GenMessage<ListWebhookDeliveri
  */
 export type WebhookDelivery = Message<"payments.v2.WebhookDelivery"> & {
   /**
-   * "whd_" + a UUIDv7.
-   *
    * @generated from field: string id = 1;
    */
   id: string;
@@ -340,8 +366,6 @@ export type WebhookDelivery = Message<"payments.v2.WebhookDelivery"> & {
   webhookEndpointId: string;
 
   /**
-   * pending, succeeded or failed.
-   *
    * @generated from field: string status = 5;
    */
   status: string;
@@ -354,6 +378,8 @@ export type WebhookDelivery = Message<"payments.v2.WebhookDelivery"> & {
   nextAttemptAt?: Timestamp | undefined;
 
   /**
+   * Oldest first.
+   *
    * @generated from field: repeated payments.v2.WebhookAttempt attempts = 7;
    */
   attempts: WebhookAttempt[];
@@ -377,7 +403,7 @@ export const WebhookDeliverySchema: GenMessage<WebhookDelivery> = /*@__PURE__*/
   messageDesc(file_payments_v2_webhook_endpoints, 10);
 
 /**
- * WebhookAttempt is one try at a delivery: never its body, never a secret.
+ * WebhookAttempt is one try at a delivery: never its body, a header or a secret.
  *
  * @generated from message payments.v2.WebhookAttempt
  */
@@ -395,6 +421,8 @@ export type WebhookAttempt = Message<"payments.v2.WebhookAttempt"> & {
   statusCode?: number | undefined;
 
   /**
+   * How long the attempt took; left out when under a millisecond.
+   *
    * @generated from field: int32 duration_ms = 3;
    */
   durationMs: number;

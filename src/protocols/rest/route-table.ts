@@ -1,16 +1,9 @@
-import { getOption, type DescMethod, type DescService } from "@bufbuild/protobuf";
+import type { DescMethod, DescService } from "@bufbuild/protobuf";
 import { http } from "../../../gen/google/api/annotations_pb.js";
-import { compilePathTemplate, type PathTemplate } from "./path-template.js";
+import { readHttpBindings, type HttpBinding } from "./http-bindings.js";
 
 /** RestRoute binds one HTTP method and path to one RPC (google.api.http). */
-export interface RestRoute {
-  readonly httpMethod: string;
-  readonly path: PathTemplate;
-  readonly service: DescService;
-  readonly method: DescMethod;
-  /** "*" when the whole request message is the JSON body; "" for no body. */
-  readonly body: string;
-}
+export type RestRoute = HttpBinding;
 
 /** RouteMatch is the outcome of routing one request. */
 export type RouteMatch =
@@ -33,23 +26,7 @@ export interface RouteTable {
  * without TEST_CLOCK), so their paths are 404 like any unknown path.
  */
 export function createRouteTable(services: readonly DescService[], include: (method: DescMethod) => boolean = () => true): RouteTable {
-  const routes: RestRoute[] = [];
-  for (const service of services) {
-    for (const method of service.methods) {
-      if (!include(method)) continue;
-      const rule = getOption(method, http);
-      if (rule.pattern.case === undefined) continue;
-      if (rule.pattern.case === "custom") throw new Error(`${method.name}: custom HTTP patterns are not supported`);
-      if (rule.body !== "" && rule.body !== "*") throw new Error(`${method.name}: only body "*" is supported`);
-      if (rule.additionalBindings.length > 0) throw new Error(`${method.name}: additional_bindings are not supported`);
-      const path = compilePathTemplate(rule.pattern.value);
-      for (const variable of path.variables) {
-        const field = method.input.fields.find((f) => f.name === variable);
-        if (!field || field.fieldKind !== "scalar") throw new Error(`${method.name}: path variable {${variable}} is not a scalar field`);
-      }
-      routes.push({ httpMethod: rule.pattern.case.toUpperCase(), path, service, method, body: rule.body });
-    }
-  }
+  const routes = readHttpBindings(services, http, include);
   // The methods each template accepts (HEAD wherever GET is: RFC 9110 §9.3.2), for Allow.
   const allowByTemplate = new Map<string, string[]>();
   for (const route of routes) {

@@ -5,7 +5,7 @@ import type { Logger } from "../../lib/logger.js";
 import { pathOf, type HttpRoute } from "../../http/http-route.js";
 import type { NodeRequest, NodeResponse } from "../../http/node-http.js";
 import type { CheckoutService } from "../../service/checkout-service.js";
-import { checkCallbackUrl } from "../../service/field-rules.js";
+import { readHttpUrl } from "../../rules/http-url.js";
 import { BodyTooLarge, ClientGone, readBody } from "../../http/read-body.js";
 import type { RequestContext } from "../../http/request-context.js";
 import { checkoutPage, messagePage, notFoundPage, resultPage } from "./checkout-pages.js";
@@ -57,18 +57,14 @@ export function createCheckoutRoutes(options: CheckoutRoutesOptions): HttpRoute[
 
   /**
    * The intent's callbackUrl, checked again as it is read: a value stored
-   * before the rules of checkCallbackUrl (a host with ";" or ",", a tab) must
-   * reach neither the Content-Security-Policy nor a Location header, and one
-   * URL() refuses must not break the page. Such a value counts as no
-   * callbackUrl.
+   * before the URL rule (a host with ";" or ",", a tab) must reach neither the
+   * Content-Security-Policy nor a Location header, and one URL() refuses must
+   * not break the page. Such a value counts as no callbackUrl.
    */
   function callbackOf(intent: PaymentIntentRecord): URL | undefined {
     if (!intent.callbackUrl) return undefined;
-    try {
-      return new URL(checkCallbackUrl("callbackUrl", intent.callbackUrl));
-    } catch {
-      return undefined;
-    }
+    const url = readHttpUrl(intent.callbackUrl);
+    return url instanceof URL ? url : undefined;
   }
 
   const callbackOrigin = (intent: PaymentIntentRecord) => callbackOf(intent)?.origin;

@@ -111,7 +111,7 @@ const errorMeanings: Record<number, string> = {
   401: "Missing, malformed or unknown API key.",
   404: "No such resource for this merchant (another merchant's and deleted intents included), or no route for the path.",
   405: "The path exists, the method does not; Allow lists the methods it has.",
-  409: "Conflicts with stored state: a reused clientReference with a different request, an account registered twice, an intent that is no longer pending.",
+  409: "Conflicts with stored state: a reused clientReference with a different request, an account registered twice, an intent that is no longer pending, a refund of an intent that is not successful or of more than is left.",
   413: "The body is larger than 64 KiB.",
   415: "The body is not application/json (charset, when given, must be utf-8).",
   429: "Too many requests for this API key; retry after Retry-After seconds.",
@@ -193,6 +193,9 @@ const pathId = (description: string, example: string): Parameter => ({
 });
 const eventIdParameter = pathId("The event's id (evt_…).", "evt_019aa3c6-7b1e-7c4a-9f57-1d2e3f405162");
 const endpointIdParameter = pathId("The webhook endpoint's id (we_…).", "we_019aa3b0-4c2d-7a19-8e6f-2b7c9d0e1f34");
+const refundIdParameter = pathId("The refund's id (rf_…).", "rf_019aa3d1-3c52-7e90-8f14-2a6b7c8d9e01");
+/** The intent a refund route is under; named as the request field it fills. */
+const refundedIntentParameter: Parameter = { ...idParameter, name: "payment_intent_id" };
 
 /**
  * createOpenApiDocument describes the REST API: one operation per
@@ -216,7 +219,7 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions): OpenApiD
         "Every request needs `Authorization: Bearer {api key}` and is scoped to the key's merchant.",
         "Every response carries `X-Request-Id` (the request's own when it sent a sane one) and `Cache-Control: no-store`.",
         "Every non-2xx response is `{status, title, message}`.",
-        "The same operations are served over gRPC, gRPC-Web and Connect (services payments.v2.PaymentIntentService, payments.v2.SettlementAccountService, payments.v2.EventService and payments.v2.WebhookEndpointService); EventService.StreamEvents, a server stream, is served there only.",
+        "The same operations are served over gRPC, gRPC-Web and Connect (services payments.v2.PaymentIntentService, payments.v2.RefundService, payments.v2.SettlementAccountService, payments.v2.EventService and payments.v2.WebhookEndpointService); EventService.StreamEvents, a server stream, is served there only.",
       ].join("\n\n"),
       contact: { name: "Payment Intent API documentation", url: `${publicUrl}${basePath}/docs` },
       // SPDX names a license outside its list LicenseRef-…: the API is not open source.
@@ -228,6 +231,7 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions): OpenApiD
     security: [{ apiKey: [] }],
     tags: [
       { name: "Payment intents", description: "Create, read, list and cancel payment intents." },
+      { name: "Refunds", description: "Money given back to the customer of a successful payment intent, in one or several parts." },
       { name: "Settlement accounts", description: "The bank accounts a merchant is paid out to." },
       { name: "Events", description: "What happened to the merchant's payment intents: the bodies of webhook deliveries." },
       { name: "Webhook endpoints", description: "Where events are delivered, signed as Standard Webhooks, and what was delivered." },
@@ -308,6 +312,59 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions): OpenApiD
               content: json(schemaRef("DeletePaymentIntentResponse"), examples.paymentIntentDeleted),
             },
             ...errors(...everyOperation, 404, 409),
+          },
+        },
+      },
+      "/v2/payment-intents/{payment_intent_id}/refunds": {
+        post: {
+          operationId: "CreateRefund",
+          summary: "Refund a payment intent",
+          description:
+            "Refunds amount (default: everything that is left) of a successful intent: 201 with the refund and Location. The amount is reserved before the processor is asked, so concurrent refunds never add up to more than was paid; the answer shows the processor's outcome when it came in time (successful or failed), else pending, settled later. A failed refund's amount is refundable again. Sending the same clientReference with an identical request replays the stored refund: 200 with Idempotent-Replayed: true; a different request with a used reference is 409, forever. An intent that is not successful, or an amount over what is left, is 409.",
+          tags: ["Refunds"],
+          parameters: [parameterRef("XRequestId"), refundedIntentParameter],
+          requestBody: { required: true, content: json(schemaRef("CreateRefundRequest"), examples.createRefundRequest) },
+          responses: {
+            "201": {
+              description: "Created.",
+              headers: { ...commonHeaders, Location: headerRef("RefundLocation") },
+              content: json(schemaRef("Refund"), examples.refundCreated),
+            },
+            "200": {
+              description: "An idempotent replay: the refund stored for this clientReference, as it is now.",
+              headers: { ...commonHeaders, "Idempotent-Replayed": headerRef("IdempotentReplayed") },
+              content: json(schemaRef("Refund"), examples.refundReplayed),
+            },
+            ...errors(...everyOperation, ...withBody, 404, 409),
+          },
+        },
+        get: {
+          operationId: "ListRefunds",
+          summary: "List a payment intent's refunds",
+          description:
+            "Newest first (createdAt, then id, descending), with keyset paging as for payment intents; the service's own refunds of a late or duplicate payment included. The next page's URL is also in the Link header.",
+          tags: ["Refunds"],
+          parameters: [parameterRef("XRequestId"), refundedIntentParameter, ...pagingParameters],
+          responses: {
+            "200": {
+              description: "One page.",
+              headers: { ...commonHeaders, Link: headerRef("Link") },
+              content: json(schemaRef("ListRefundsResponse"), examples.refundPage),
+            },
+            ...errors(...everyOperation, 404),
+          },
+        },
+      },
+      "/v2/refunds/{id}": {
+        get: {
+          operationId: "GetRefund",
+          summary: "Read a refund",
+          description: "Unknown and another merchant's refunds are 404.",
+          tags: ["Refunds"],
+          parameters: [parameterRef("XRequestId"), refundIdParameter],
+          responses: {
+            "200": { description: "The refund.", headers: commonHeaders, content: json(schemaRef("Refund"), examples.refund) },
+            ...errors(...everyOperation, 404),
           },
         },
       },
@@ -494,6 +551,11 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions): OpenApiD
           description: "Where the created intent can be read: {BASE_PATH}/v2/payment-intents/{id}.",
           required: true,
           schema: { type: "string", pattern: "^(/[A-Za-z0-9._~-]+)*/v2/payment-intents/pi_[0-9a-f-]{36}$" },
+        },
+        RefundLocation: {
+          description: "Where the created refund can be read: {BASE_PATH}/v2/refunds/{id}.",
+          required: true,
+          schema: { type: "string", pattern: "^(/[A-Za-z0-9._~-]+)*/v2/refunds/rf_[0-9a-f-]{36}$" },
         },
         IdempotentReplayed: { description: "Marks an idempotent replay.", required: true, schema: { type: "string", const: "true" } },
         Link: {

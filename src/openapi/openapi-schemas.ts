@@ -1,5 +1,6 @@
 import { eventTypes } from "../domain/event.js";
 import { paymentIntentStatuses } from "../domain/payment-intent.js";
+import { automaticRefundReasons, merchantRefundReasons, refundStatuses } from "../domain/refund.js";
 
 /**
  * The JSON Schemas (2020-12, as OpenAPI 3.1 uses them) of the REST bodies.
@@ -46,6 +47,8 @@ const email = (description: string): JsonSchema => ({ type: "string", maxLength:
 const text = (description: string): JsonSchema => ({ type: "string", minLength: 1, maxLength: 100, description });
 /** int64 in proto3 JSON: a string of digits, so no client parses money through a float (§2.1). */
 const kobo = (description: string): JsonSchema => ({ type: "string", pattern: "^[1-9][0-9]{0,12}$", description });
+/** As kobo, where 0 is a value (nothing refunded yet). */
+const koboOrZero = (description: string): JsonSchema => ({ type: "string", pattern: "^(0|[1-9][0-9]{0,12})$", description });
 const amountInput = (description: string): JsonSchema => ({ type: "integer", minimum: 1, maximum: 1_000_000_000_000, description });
 
 /** The building blocks of the bodies below. */
@@ -65,6 +68,18 @@ const parts: Record<string, JsonSchema> = {
     description: "Merchant-chosen reference, unique per merchant forever (deleted intents keep theirs).",
   },
   PaymentIntentStatus: { type: "string", enum: [...paymentIntentStatuses] },
+  RefundId: { type: "string", pattern: `^rf_${uuidV7}$`, description: "rf_ + a UUIDv7; opaque." },
+  RefundStatus: {
+    type: "string",
+    enum: [...refundStatuses],
+    description: "pending while the processor has it; successful and failed are final.",
+  },
+  MerchantRefundReason: { type: "string", enum: [...merchantRefundReasons] },
+  RefundReason: {
+    type: "string",
+    enum: [...merchantRefundReasons, ...automaticRefundReasons],
+    description: "A merchant's reason, or the service's own for a payment that arrived after the intent closed (payment_after_close, duplicate_payment).",
+  },
   EventId: { type: "string", pattern: `^evt_${uuidV7}$`, description: "evt_ + a UUIDv7; the webhook-id header of its deliveries." },
   EventType: { type: "string", enum: [...eventTypes] },
   WebhookEndpointId: { type: "string", pattern: `^we_${uuidV7}$`, description: "we_ + a UUIDv7; opaque." },
@@ -134,6 +149,7 @@ const intentFields: Record<string, JsonSchema> = {
   callbackUrl: nullable({ type: "string", format: "uri", maxLength: 2048 }),
   transaction: nullable({ type: "string", minLength: 1, description: "Reference of the successful payment attempt." }),
   meta: { type: "array", items: { type: "object" }, description: "Always [] for now." },
+  amountRefunded: koboOrZero("Kobo refunded or being refunded (refunds pending or successful) of the payment; \"0\" when none."),
 };
 
 /** The fields a webhook endpoint shows in both shapes. */
@@ -186,9 +202,10 @@ export const schemas: Record<string, JsonSchema> = {
       type: ref("EventType"),
       timestamp: ref("DateTime"),
       data: { ...ref("PaymentIntentListItem"), description: "The intent right after the change, as GET /v2/payment-intents/{id} shows it." },
+      refund: { ...nullable(ref("Refund")), description: "The refund a refund.* event reports, right after the change; null for other events." },
     },
     [],
-    "One change to a payment intent; exactly the body of its webhook deliveries.",
+    "One change to a payment intent or one of its refunds; exactly the body of its webhook deliveries.",
   ),
   ListEventsResponse: page("events", "Event"),
   RedeliverEventRequest: object(
@@ -288,6 +305,31 @@ export const schemas: Record<string, JsonSchema> = {
       }),
     },
     ["currency", "receiptEmail", "paymentMethod", "callbackUrl", "settlementAccounts"],
+    "null in any optional field means the field was not given.",
+  ),
+  Refund: object(
+    {
+      id: ref("RefundId"),
+      paymentIntentId: ref("PaymentIntentId"),
+      amount: kobo("Kobo given back."),
+      status: ref("RefundStatus"),
+      reason: ref("RefundReason"),
+      clientReference: { ...nullable(ref("ClientReference")), description: "The merchant's reference; null for the service's own refunds." },
+      failureReason: nullable({ type: "string", minLength: 1, description: "Why a failed refund failed." }),
+      createdAt: ref("DateTime"),
+      updatedAt: ref("DateTime"),
+    },
+    [],
+    "One refund of a payment intent.",
+  ),
+  ListRefundsResponse: page("refunds", "Refund"),
+  CreateRefundRequest: object(
+    {
+      amount: nullable(amountInput("Kobo, a JSON integer: 1 up to what is left to refund; omitted means everything that is left.")),
+      reason: nullable({ ...ref("MerchantRefundReason"), description: "Omitted means requested_by_customer." }),
+      clientReference: ref("ClientReference"),
+    },
+    ["amount", "reason"],
     "null in any optional field means the field was not given.",
   ),
   CreateSettlementAccountRequest: object({

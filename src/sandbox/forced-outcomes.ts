@@ -36,6 +36,8 @@ export function createForcedOutcomes(processor: PaymentProcessor): ForcedOutcome
         const reference = `txn_test_${randomBytes(12).toString("hex")}`;
         return outcome === "succeeded" ? { outcome, reference } : { outcome, reference, declineReason: "Declined by a test helper." };
       },
+      refund: (request, signal) => processor.refund(request, signal),
+      refundStatus: (ref, signal) => processor.refundStatus(ref, signal),
     },
     run: (outcome, work) => forced.run(outcome, work),
   };

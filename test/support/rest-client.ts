@@ -30,6 +30,8 @@ export interface PaymentIntentJson {
   settlementAccounts: SettlementSplitJson[];
   createdAt: string;
   updatedAt: string;
+  /** Issue 19: kobo refunded or being refunded, "0" when none. */
+  amountRefunded: string;
 }
 
 /** A §4.2 list item: §2.1 without settlementAccounts, plus settlementAccount. */
@@ -43,12 +45,27 @@ export interface PaymentIntentListJson {
 }
 
 
+/** A refund (issue 19) as every REST route answers it. */
+export interface RefundJson {
+  id: string;
+  paymentIntentId: string;
+  amount: string;
+  status: "pending" | "successful" | "failed";
+  reason: string;
+  clientReference: string | null;
+  failureReason: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
 /** An event as GET /v2/events/{id} answers it and as it is delivered. */
 export interface EventJson {
   id: string;
   type: string;
   timestamp: string;
   data: Record<string, unknown>;
+  /** The refund of a refund.* event; null for the others. */
+  refund: RefundJson | null;
 }
 
 /** A webhook endpoint; secret only in the answers to a creation or a rotation. */
@@ -95,6 +112,8 @@ export const paymentIntentKeys = [
   "settlementAccounts",
   "createdAt",
   "updatedAt",
+  // Issue 19's refunds add it to the §2.1 shape.
+  "amountRefunded",
 ] as const;
 
 /** Keys a list item may carry (§4.2 and the note under §2.4). */

@@ -13,6 +13,8 @@ import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { PaymentIntentListItem } from "./payment_intent_pb.js";
 import { file_payments_v2_payment_intent } from "./payment_intent_pb.js";
+import type { Refund } from "./refunds_pb.js";
+import { file_payments_v2_refunds } from "./refunds_pb.js";
 import type { WebhookDelivery } from "./webhook_endpoints_pb.js";
 import { file_payments_v2_webhook_endpoints } from "./webhook_endpoints_pb.js";
 import type { Message } from "@bufbuild/protobuf";
@@ -21,11 +23,11 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file payments/v2/events.proto.
  */
 export const file_payments_v2_events: GenFile = /*@__PURE__*/
-  fileDesc("ChhwYXltZW50cy92Mi9ldmVudHMucHJvdG8SC3BheW1lbnRzLnYyIoIBCgVFdmVudBIKCgJpZBgBIAEoCRIMCgR0eXBlGAIgASgJEi0KCXRpbWVzdGFtcBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoEZGF0YRgEIAEoCzIiLnBheW1lbnRzLnYyLlBheW1lbnRJbnRlbnRMaXN0SXRlbSJ2ChFMaXN0RXZlbnRzUmVxdWVzdBIWCglwYWdlX3NpemUYASABKAVIAIgBARISCgpwYWdlX3Rva2VuGAIgASgJEgwKBHR5cGUYAyABKAkSGQoRcGF5bWVudF9pbnRlbnRfaWQYBCABKAlCDAoKX3BhZ2Vfc2l6ZSJRChJMaXN0RXZlbnRzUmVzcG9uc2USIgoGZXZlbnRzGAEgAygLMhIucGF5bWVudHMudjIuRXZlbnQSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIh0KD0dldEV2ZW50UmVxdWVzdBIKCgJpZBgBIAEoCSJAChVSZWRlbGl2ZXJFdmVudFJlcXVlc3QSCgoCaWQYASABKAkSGwoTd2ViaG9va19lbmRwb2ludF9pZBgCIAEoCSJKChZSZWRlbGl2ZXJFdmVudFJlc3BvbnNlEjAKCmRlbGl2ZXJpZXMYASADKAsyHC5wYXltZW50cy52Mi5XZWJob29rRGVsaXZlcnkiPAoTU3RyZWFtRXZlbnRzUmVxdWVzdBIWCg5hZnRlcl9ldmVudF9pZBgBIAEoCRINCgV0eXBlcxgCIAMoCTKRAwoMRXZlbnRTZXJ2aWNlEmEKCkxpc3RFdmVudHMSHi5wYXltZW50cy52Mi5MaXN0RXZlbnRzUmVxdWVzdBofLnBheW1lbnRzLnYyLkxpc3RFdmVudHNSZXNwb25zZSISgtPkkwIMEgovdjIvZXZlbnRzElUKCEdldEV2ZW50EhwucGF5bWVudHMudjIuR2V0RXZlbnRSZXF1ZXN0GhIucGF5bWVudHMudjIuRXZlbnQiF4LT5JMCERIPL3YyL2V2ZW50cy97aWR9En8KDlJlZGVsaXZlckV2ZW50EiIucGF5bWVudHMudjIuUmVkZWxpdmVyRXZlbnRSZXF1ZXN0GiMucGF5bWVudHMudjIuUmVkZWxpdmVyRXZlbnRSZXNwb25zZSIkgtPkkwIeOgEqIhkvdjIvZXZlbnRzL3tpZH0vcmVkZWxpdmVyEkYKDFN0cmVhbUV2ZW50cxIgLnBheW1lbnRzLnYyLlN0cmVhbUV2ZW50c1JlcXVlc3QaEi5wYXltZW50cy52Mi5FdmVudDABYgZwcm90bzM", [file_google_api_annotations, file_google_protobuf_timestamp, file_payments_v2_payment_intent, file_payments_v2_webhook_endpoints]);
+  fileDesc("ChhwYXltZW50cy92Mi9ldmVudHMucHJvdG8SC3BheW1lbnRzLnYyIqcBCgVFdmVudBIKCgJpZBgBIAEoCRIMCgR0eXBlGAIgASgJEi0KCXRpbWVzdGFtcBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoEZGF0YRgEIAEoCzIiLnBheW1lbnRzLnYyLlBheW1lbnRJbnRlbnRMaXN0SXRlbRIjCgZyZWZ1bmQYBSABKAsyEy5wYXltZW50cy52Mi5SZWZ1bmQidgoRTGlzdEV2ZW50c1JlcXVlc3QSFgoJcGFnZV9zaXplGAEgASgFSACIAQESEgoKcGFnZV90b2tlbhgCIAEoCRIMCgR0eXBlGAMgASgJEhkKEXBheW1lbnRfaW50ZW50X2lkGAQgASgJQgwKCl9wYWdlX3NpemUiUQoSTGlzdEV2ZW50c1Jlc3BvbnNlEiIKBmV2ZW50cxgBIAMoCzISLnBheW1lbnRzLnYyLkV2ZW50EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSIdCg9HZXRFdmVudFJlcXVlc3QSCgoCaWQYASABKAkiQAoVUmVkZWxpdmVyRXZlbnRSZXF1ZXN0EgoKAmlkGAEgASgJEhsKE3dlYmhvb2tfZW5kcG9pbnRfaWQYAiABKAkiSgoWUmVkZWxpdmVyRXZlbnRSZXNwb25zZRIwCgpkZWxpdmVyaWVzGAEgAygLMhwucGF5bWVudHMudjIuV2ViaG9va0RlbGl2ZXJ5IjwKE1N0cmVhbUV2ZW50c1JlcXVlc3QSFgoOYWZ0ZXJfZXZlbnRfaWQYASABKAkSDQoFdHlwZXMYAiADKAkykQMKDEV2ZW50U2VydmljZRJhCgpMaXN0RXZlbnRzEh4ucGF5bWVudHMudjIuTGlzdEV2ZW50c1JlcXVlc3QaHy5wYXltZW50cy52Mi5MaXN0RXZlbnRzUmVzcG9uc2UiEoLT5JMCDBIKL3YyL2V2ZW50cxJVCghHZXRFdmVudBIcLnBheW1lbnRzLnYyLkdldEV2ZW50UmVxdWVzdBoSLnBheW1lbnRzLnYyLkV2ZW50IheC0+STAhESDy92Mi9ldmVudHMve2lkfRJ/Cg5SZWRlbGl2ZXJFdmVudBIiLnBheW1lbnRzLnYyLlJlZGVsaXZlckV2ZW50UmVxdWVzdBojLnBheW1lbnRzLnYyLlJlZGVsaXZlckV2ZW50UmVzcG9uc2UiJILT5JMCHjoBKiIZL3YyL2V2ZW50cy97aWR9L3JlZGVsaXZlchJGCgxTdHJlYW1FdmVudHMSIC5wYXltZW50cy52Mi5TdHJlYW1FdmVudHNSZXF1ZXN0GhIucGF5bWVudHMudjIuRXZlbnQwAWIGcHJvdG8z", [file_google_api_annotations, file_google_protobuf_timestamp, file_payments_v2_payment_intent, file_payments_v2_refunds, file_payments_v2_webhook_endpoints]);
 
 /**
- * Event is one change to a payment intent: the webhook delivery body and the
- * REST resource are this message's JSON.
+ * Event is one change to a payment intent or to one of its refunds: the
+ * webhook delivery body and the REST resource are this message's JSON.
  *
  * @generated from message payments.v2.Event
  */
@@ -38,7 +40,8 @@ export type Event = Message<"payments.v2.Event"> & {
   id: string;
 
   /**
-   * payment_intent.created, .succeeded, .payment_failed, .failed, .expired or .cancelled.
+   * payment_intent.created, .succeeded, .payment_failed, .failed, .expired or
+   * .cancelled; refund.created, .succeeded or .failed.
    *
    * @generated from field: string type = 2;
    */
@@ -57,6 +60,13 @@ export type Event = Message<"payments.v2.Event"> & {
    * @generated from field: payments.v2.PaymentIntentListItem data = 4;
    */
   data?: PaymentIntentListItem | undefined;
+
+  /**
+   * The refund a refund.* event reports, as it was right after the change; unset for other events.
+   *
+   * @generated from field: payments.v2.Refund refund = 5;
+   */
+  refund?: Refund | undefined;
 };
 
 /**

@@ -57,12 +57,17 @@ export function createRestProtocol(options: RestProtocolOptions): RestProtocol {
     const procedure = options.procedures.get(`/${route.service.typeName}/${route.method.name}`);
     if (!procedure) throw new Error(`no procedure serves ${route.httpMethod} ${route.path.template}`);
     const item = routes.match("GET", `${route.path.template}/x`);
+    // A resource created under another (a refund under its intent) is read at its own route: the GET of the same message by {id}.
+    const reader = routes.routes.find((r) => r.httpMethod === "GET" && r.method.output === route.method.output && r.path.template.endsWith("/{id}"));
     compiled.set(route, {
       procedure,
       input: route.method.input,
       encode: options.encoders.encoderFor(route.method.output),
       creates: route.httpMethod === "POST" && route.method.name.startsWith("Create"),
-      locationPrefix: route.httpMethod === "POST" && item.kind === "found" ? `${basePath}${route.path.template}/` : undefined,
+      locationPrefix:
+        route.httpMethod !== "POST" ? undefined
+        : item.kind === "found" ? `${basePath}${route.path.template}/`
+        : reader && `${basePath}${reader.path.template.slice(0, -"{id}".length)}`,
       paged: route.method.output.fields.some((f) => f.name === "next_page_token"),
     });
   }

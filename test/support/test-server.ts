@@ -84,6 +84,12 @@ export interface TestServerOptions {
   webhooks?: Partial<Omit<NonNullable<AppOptions["webhooks"]>, "events" | "endpoints" | "notifier">>;
   /** Listener limits (timeouts, HTTP/2 stream cap). */
   limits?: ListenOptions["limits"];
+  /**
+   * Runs on this PostgreSQL database instead of a fresh one (migrating it if
+   * needed, never dropping it), so several servers share one database as
+   * instances of one service do.
+   */
+  databaseUrl?: string;
   /** The processor the checkout charges and refunds go through; default the test-mode processor. */
   processor?: PaymentProcessor;
   /** PROCESSOR_TIMEOUT_MS for refunds' processor calls. */
@@ -126,8 +132,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   let verifier: ApiKeyVerifier = createMemoryApiKeyVerifier(entries);
   let recorded: RecordedWebhooks = { events: memory.events, endpoints: memory.endpoints, deliveryQueue: memory.deliveryQueue };
   let closeStores = async () => {};
-  if ((options.store ?? testStoreKind) === "postgres" && !options.intents && !options.accounts) {
-    const database = await createTestDatabase();
+  if ((options.databaseUrl || (options.store ?? testStoreKind) === "postgres") && !options.intents && !options.accounts) {
+    const database = options.databaseUrl ? { url: options.databaseUrl, drop: async () => {} } : await createTestDatabase();
     const stores = await openMigratedStores(database.url, { clock, outbox });
     for (const { merchantId, key } of entries) await stores.apiKeys.addKey(merchantId, key);
     ({ intents, accounts, refunds } = stores);

@@ -1,5 +1,29 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { ChargeRequest, ChargeResult, PaymentInstructions, PaymentProcessor, RefundOutcome } from "./payment-processor.js";
+import type { PaymentAttemptOutcome } from "../domain/payment-attempt.js";
+import type { CardDetails, PaymentInstructions, PaymentProcessor, RefundOutcome } from "./payment-processor.js";
+
+/** Interim: the synchronous charge the checkout still calls while the asynchronous port is built. */
+export interface ChargeRequest {
+  paymentIntentId: string;
+  amount: bigint;
+  method: string;
+  card?: CardDetails;
+}
+
+/** Interim: what a synchronous charge answered. */
+export interface ChargeResult {
+  outcome: PaymentAttemptOutcome;
+  reference: string;
+  declineReason?: string;
+}
+
+/** Interim: the processor shape the checkout calls until it moves to the asynchronous port. */
+export interface ChargingProcessor {
+  readonly name: string;
+  readonly testMode: boolean;
+  instructions(paymentIntentId: string, method: string): PaymentInstructions;
+  charge(request: ChargeRequest): Promise<ChargeResult>;
+}
 
 /** The test cards, as documented in the README. */
 export const testCards = {
@@ -12,8 +36,8 @@ export const testCards = {
 /** Marks the reference of a payment whose refunds fail, so any instance refunding it knows. */
 const refundsFailPrefix = "txn_test_rf_";
 
-/** TestModeProcessor is the test-mode processor with what a test or drill may ask it besides the port. */
-export interface TestModeProcessor extends PaymentProcessor {
+/** TestModeProcessor is the test-mode processor: it charges, refunds, and tells a test or drill what it refunded. */
+export interface TestModeProcessor extends ChargingProcessor, Pick<PaymentProcessor, "refund" | "refundStatus"> {
   /** How many refund calls each refund idempotency key made (a retry counts, a second refund never happens). */
   refundCalls(): ReadonlyMap<string, number>;
   /** Kobo refunded per payment reference: never more than was charged. */

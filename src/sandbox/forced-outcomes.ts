@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { randomBytes } from "node:crypto";
 import type { PaymentAttemptOutcome } from "../domain/payment-attempt.js";
-import type { PaymentProcessor } from "../processor/payment-processor.js";
+import type { ChargingProcessor as PaymentProcessor } from "../processor/test-mode-processor.js";
 
 /**
  * ForcedOutcomes lets the test helpers pay through the checkout service
@@ -36,8 +36,6 @@ export function createForcedOutcomes(processor: PaymentProcessor): ForcedOutcome
         const reference = `txn_test_${randomBytes(12).toString("hex")}`;
         return outcome === "succeeded" ? { outcome, reference } : { outcome, reference, declineReason: "Declined by a test helper." };
       },
-      refund: (request, signal) => processor.refund(request, signal),
-      refundStatus: (ref, signal) => processor.refundStatus(ref, signal),
     },
     run: (outcome, work) => forced.run(outcome, work),
   };

@@ -25,7 +25,7 @@ import { createRefundProcedures } from "../procedures/refund-procedures.js";
 import { createSettlementAccountProcedures } from "../procedures/settlement-account-procedures.js";
 import { createTestHelperProcedures } from "../procedures/test-helper-procedures.js";
 import { createWebhookEndpointProcedures } from "../procedures/webhook-endpoint-procedures.js";
-import type { PaymentProcessor } from "../processor/payment-processor.js";
+import type { ChargingProcessor as PaymentProcessor } from "../processor/test-mode-processor.js";
 import { createTestModeProcessor } from "../processor/test-mode-processor.js";
 import { createCors, type CorsOptions } from "../protocols/cors.js";
 import { createDispatcher } from "../protocols/dispatch.js";

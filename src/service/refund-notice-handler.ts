@@ -5,19 +5,20 @@ import type { ProcessorNotice } from "../processor/payment-processor.js";
 export type RefundNotice = Extract<ProcessorNotice, { kind: "refund" }>;
 
 /**
- * RefundNoticeHandler settles the refund a processor's webhook reports. The
- * webhook route answers 2xx only after it resolves, so it resolves only once
- * the outcome is committed (or there was nothing to change).
+ * RefundNoticeHandler settles the refund a processor's webhook speaks of. The
+ * processor webhook route hands it every verified refund notice and answers
+ * 200 once it resolves (so the outcome is committed first); a rejection is a
+ * 503, and the processor sends the notice again.
  */
 export interface RefundNoticeHandler {
   onRefundNotice(notice: RefundNotice): Promise<void>;
 }
 
-/** logRefundNotices is the default before refunds exist: the notice is logged and nothing changes. */
-export function logRefundNotices(logger: Logger): RefundNoticeHandler {
+/** createLoggingRefundNoticeHandler is the default before refunds exist: log the notice (ids only) and answer 200. */
+export function createLoggingRefundNoticeHandler(logger: Logger): RefundNoticeHandler {
   return {
     async onRefundNotice(notice) {
-      logger.warn({ refund: notice.idempotencyKey, noticeId: notice.noticeId, outcome: notice.outcome.kind }, "a refund notice arrived, and refunds are not handled");
+      logger.warn({ refundKey: notice.idempotencyKey, noticeId: notice.noticeId, outcome: notice.outcome.kind }, "a refund notice arrived, but refunds are not handled here");
     },
   };
 }

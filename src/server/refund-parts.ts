@@ -1,7 +1,6 @@
 import type { Clock } from "../lib/clock.js";
 import type { IdGenerator } from "../lib/ids.js";
 import type { Logger } from "../lib/logger.js";
-import type { PaymentProcessor } from "../processor/payment-processor.js";
 import type { LateSuccessHandler } from "../service/late-success-handler.js";
 import { createLateSuccessRefunds } from "../service/late-success-refunds.js";
 import type { PageTokenCodec } from "../service/page-token.js";
@@ -10,7 +9,7 @@ import type { RefundNoticeHandler } from "../service/refund-notice-handler.js";
 import { createRefundNotices } from "../service/refund-notices.js";
 import { createRefundReconciler } from "../service/refund-reconciler.js";
 import { createRefundService, type RefundService } from "../service/refund-service.js";
-import { createRefundSettler } from "../service/refund-settler.js";
+import { createRefundSettler, type RefundingProcessor } from "../service/refund-settler.js";
 import type { PaymentIntentStore } from "../store/payment-intent-store.js";
 import type { RefundStore } from "../store/refund-store.js";
 
@@ -35,7 +34,7 @@ export interface RefundParts {
 export interface RefundPartsOptions {
   refunds: RefundStore;
   intents: PaymentIntentStore;
-  processor: PaymentProcessor;
+  processor: RefundingProcessor;
   clock: Clock;
   ids: Pick<IdGenerator, "refundId">;
   logger: Logger;

@@ -47,10 +47,13 @@ export interface RefundSettler {
   apply(refund: RefundRecord, outcome: RefundOutcome, leaseToken?: string): Promise<RefundRecord | undefined>;
 }
 
+/** RefundingProcessor is the part of the processor port refunds use. */
+export type RefundingProcessor = Pick<PaymentProcessor, "name" | "refund" | "refundStatus">;
+
 export interface RefundSettlerDeps {
   refunds: RefundStore;
   /** The processor that takes the payments (and so refunds them). */
-  processor: PaymentProcessor;
+  processor: RefundingProcessor;
   clock: Clock;
   logger: Logger;
 }

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { PaymentProcessor, RefundOutcome } from "../../src/processor/payment-processor.js";
-import { createTestModeProcessor } from "../../src/processor/test-mode-processor.js";
+import type { RefundOutcome } from "../../src/processor/payment-processor.js";
+import { createTestModeProcessor, type TestModeProcessor } from "../../src/processor/test-mode-processor.js";
 import { cards, openCheckout, payByCard } from "../checkout/support/checkout-client.js";
 import { createManualClock, type ManualClock } from "../support/manual-clock.js";
 import { expectRefund, paidIntent, refundRoutes, refundsFailCard, type RefundJson, type RefundRoutes } from "../support/refund-client.js";
@@ -273,7 +273,7 @@ describe("REST refunds", () => {
 });
 
 /** A processor that fails the first refund it is asked for and refunds the rest as the test-mode one does. */
-function failingFirstRefund(): PaymentProcessor {
+function failingFirstRefund(): TestModeProcessor {
   const real = createTestModeProcessor();
   let failed = false;
   return {

@@ -18,8 +18,8 @@ import type { EventStore } from "../../src/store/event-store.js";
 import { createMemoryStores } from "../../src/store/memory/create-memory-stores.js";
 import type { PaymentIntentStore } from "../../src/store/payment-intent-store.js";
 import type { RefundStore } from "../../src/store/refund-store.js";
-import type { PaymentProcessor } from "../../src/processor/payment-processor.js";
-import { createTestModeProcessor } from "../../src/processor/test-mode-processor.js";
+import { createTestModeProcessor, type ChargingProcessor } from "../../src/processor/test-mode-processor.js";
+import type { RefundingProcessor } from "../../src/service/refund-settler.js";
 import { createRefundParts, type RefundParts } from "../../src/server/refund-parts.js";
 import type { SettlementAccountStore } from "../../src/store/settlement-account-store.js";
 import type { WebhookEndpointStore } from "../../src/store/webhook-endpoint-store.js";
@@ -91,7 +91,7 @@ export interface TestServerOptions {
    */
   databaseUrl?: string;
   /** The processor the checkout charges and refunds go through; default the test-mode processor. */
-  processor?: PaymentProcessor;
+  processor?: ChargingProcessor & RefundingProcessor;
   /** PROCESSOR_TIMEOUT_MS for refunds' processor calls. */
   processorTimeoutMs?: number;
 }

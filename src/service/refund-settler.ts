@@ -95,18 +95,26 @@ export function createRefundSettler(deps: RefundSettlerDeps): RefundSettler {
 
   return {
     async ask(refund, attempt, signal, leaseToken) {
+      const call =
+        refund.processorReference === null
+          ? processor.refund({ idempotencyKey: refund.id, attempt, amount: refund.amount }, signal)
+          : processor.refundStatus({ idempotencyKey: refund.id, reference: refund.processorReference }, signal);
       let outcome: RefundOutcome;
       try {
-        outcome =
-          refund.processorReference === null
-            ? await processor.refund({ idempotencyKey: refund.id, attempt, amount: refund.amount }, signal)
-            : await processor.refundStatus({ idempotencyKey: refund.id, reference: refund.processorReference }, signal);
+        // An adapter answers its processor's failures as unknown, by the signal's deadline; one that does not is not waited for.
+        outcome = await Promise.race([call, aborted(signal)]);
       } catch (error) {
-        // An adapter answers its processor's failures as unknown; anything it throws is treated the same.
         outcome = { kind: "unknown", reason: error instanceof Error ? error.message : String(error) };
       }
       return (await apply(refund, outcome, leaseToken)) ?? refund;
     },
     apply,
   };
+}
+
+/** aborted resolves as an unknown outcome when signal aborts (the processor timeout, the service stopping). */
+function aborted(signal: AbortSignal): Promise<RefundOutcome> {
+  const unknown = (): RefundOutcome => ({ kind: "unknown", reason: "no answer from the processor in time" });
+  if (signal.aborted) return Promise.resolve(unknown());
+  return new Promise((resolve) => signal.addEventListener("abort", () => resolve(unknown()), { once: true }));
 }

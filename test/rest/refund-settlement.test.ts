@@ -16,7 +16,7 @@ import { startTestServer, type TestServer } from "../support/test-server.js";
  */
 function scriptedProcessor() {
   const real = createTestModeProcessor();
-  const refundScript: (RefundOutcome | "real")[] = [];
+  const refundScript: (RefundOutcome | "real" | "hang")[] = [];
   const statusScript: RefundOutcome[] = [];
   const refundCalls = new Map<string, number>();
   const statusCalls = new Map<string, number>();
@@ -31,6 +31,7 @@ function scriptedProcessor() {
       async refund(request: RefundRequest, signal: AbortSignal): Promise<RefundOutcome> {
         count(refundCalls, request.idempotencyKey);
         const next = refundScript.shift() ?? "real";
+        if (next === "hang") return new Promise<RefundOutcome>(() => {});
         return next === "real" ? real.refund(request, signal) : next;
       },
       async refundStatus(ref: RefundRef): Promise<RefundOutcome> {
@@ -51,6 +52,28 @@ function recordingLogger() {
   };
   return { lines, logger };
 }
+
+describe("a processor that does not answer", () => {
+  let server: TestServer;
+  let script: ReturnType<typeof scriptedProcessor>;
+  before(async () => {
+    script = scriptedProcessor();
+    server = await startTestServer({ processor: script.processor, processorTimeoutMs: 200 });
+  });
+  after(() => server.close());
+
+  it("answers the refund pending at the processor timeout, its amount reserved, and the reconciler settles it later", async () => {
+    const client = createRestClient(server);
+    const intent = await paidIntent(client);
+    script.refundScript.push("hang");
+    const refund = expectRefund(await refundRoutes(client).create(intent.id, { amount: 300, clientReference: uniqueReference("hang") }), 201);
+    assert.equal(refund.status, "pending");
+    assert.equal(expectJson<PaymentIntentListItemJson>(await client.getIntent(intent.id), 200).amountRefunded, "300");
+    const later = new Date(Date.now() + 3_600_000);
+    assert.equal(await server.refundParts.reconciler.runOnce(later, new AbortController().signal), 1);
+    assert.equal(expectRefund(await refundRoutes(client).get(refund.id), 200).status, "successful");
+  });
+});
 
 describe("refunds left pending", () => {
   let server: TestServer;

@@ -215,6 +215,7 @@ describe("REST refunds", () => {
       { name: "a clientReference with a space", body: { clientReference: "a b" }, message: /^clientReference must be 1 to 100 characters/ },
       { name: "a clientReference of 101 characters", body: { clientReference: "x".repeat(101) }, message: /^clientReference must be 1 to 100/ },
       { name: "an unknown field", body: { clientReference: "v-1", currency: "NGN" }, message: /currency/ },
+      { name: "the intent's id in the body too", body: { clientReference: "v-1", paymentIntentId: "pi_other" }, message: /^paymentIntentId is given by the path; leave it out of the body$/ },
     ];
     for (const { name, body, message } of cases) {
       it(`answers 400 for ${name}, refunding nothing`, async () => {

@@ -83,7 +83,10 @@ export function createRestProtocol(options: RestProtocolOptions): RestProtocol {
       init = query === "" ? {} : decodeRestQuery(route.method.input, new URLSearchParams(query), route.path.variables);
     }
     for (const name in pathValues) {
-      init[route.method.input.fields.find((f) => f.name === name)!.localName] = pathValues[name];
+      const field = route.method.input.fields.find((f) => f.name === name)!;
+      // google.api.http maps to the body only the fields the path does not bind: a second value, maybe a different one, is refused.
+      if (init[field.localName] !== undefined) throw invalid(`${field.jsonName} is given by the path; leave it out of the body`);
+      init[field.localName] = pathValues[name];
     }
     return create(route.method.input, init as never) as Message;
   }

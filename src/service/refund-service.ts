@@ -62,7 +62,11 @@ export function paymentOf(intent: PaymentIntentRecord, attempts: readonly Paymen
 }
 
 /** Thrown inside a reservation that saw the intent paid after its attempts were read: read them again. */
-class PaidMeanwhile extends Error {}
+class PaidMeanwhile extends Error {
+  constructor(intentId: string) {
+    super(`payment intent ${intentId} is successful, and none of its attempts read paid it`);
+  }
+}
 
 /** createRefundService wires the rules to the stores, the settler, the clock and the ids. */
 export function createRefundService(deps: RefundServiceDeps): RefundService {
@@ -86,7 +90,7 @@ export function createRefundService(deps: RefundServiceDeps): RefundService {
         throw new ConnectError(`payment intent ${intent.id} is ${status}: only a successful payment intent can be refunded`, Code.FailedPrecondition);
       }
       const payment = paymentOf(intent, attempts);
-      if (!payment) throw new PaidMeanwhile();
+      if (!payment) throw new PaidMeanwhile(intent.id);
       const left = intent.amount - intent.amountRefunded;
       if (left === 0n) throw new ConnectError(`payment intent ${intent.id} is refunded in full already`, Code.FailedPrecondition);
       const amount = request.amount ?? left;

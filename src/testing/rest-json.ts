@@ -41,6 +41,8 @@ export interface PaymentIntentJson {
   settlementAccount: SettlementAccountJson | null;
   createdAt: string;
   updatedAt: string;
+  /** Kobo refunded or being refunded; "0" when none. */
+  amountRefunded: string;
 }
 
 /** One attempt to pay an intent. */

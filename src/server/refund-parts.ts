@@ -52,7 +52,8 @@ export function createRefundParts(options: RefundPartsOptions): RefundParts {
   const { refunds, intents, processor, clock, ids, logger } = options;
   const processorTimeoutMs = options.processorTimeoutMs ?? defaultProcessorTimeoutMs;
   const firstCheckAfterMs = processorTimeoutMs + 30_000;
-  const settler = createRefundSettler({ refunds, processor, clock, logger });
+  // One processor today; the registry's get() takes its place when there are several.
+  const settler = createRefundSettler({ refunds, processors: { get: (name) => (name === processor.name ? processor : undefined) }, clock, logger });
   return {
     service: (pageTokens) =>
       createRefundService({ intents, refunds, settler, pageTokens, clock, ids, processorName: processor.name, firstCheckAfterMs, processorTimeoutMs }),

@@ -50,17 +50,21 @@ export interface RefundSettler {
 /** RefundingProcessor is the part of the processor port refunds use. */
 export type RefundingProcessor = Pick<PaymentProcessor, "name" | "refund" | "refundStatus">;
 
+/** The processors by name (the registry's get): a refund goes to the processor named on it, the one that took the payment. */
+export interface RefundingProcessors {
+  get(name: string): RefundingProcessor | undefined;
+}
+
 export interface RefundSettlerDeps {
   refunds: RefundStore;
-  /** The processor that takes the payments (and so refunds them). */
-  processor: RefundingProcessor;
+  processors: RefundingProcessors;
   clock: Clock;
   logger: Logger;
 }
 
 /** createRefundSettler asks the processor and commits its answers through the refund store. */
 export function createRefundSettler(deps: RefundSettlerDeps): RefundSettler {
-  const { refunds, processor, clock, logger } = deps;
+  const { refunds, processors, clock, logger } = deps;
 
   async function apply(refund: RefundRecord, outcome: RefundOutcome, leaseToken?: string): Promise<RefundRecord | undefined> {
     const now = clock.now();
@@ -95,6 +99,11 @@ export function createRefundSettler(deps: RefundSettlerDeps): RefundSettler {
 
   return {
     async ask(refund, attempt, signal, leaseToken) {
+      const processor = processors.get(refund.processor);
+      if (!processor) {
+        logger.error({ refund: refund.id, processor: refund.processor }, "a refund's processor is not configured: it stays pending");
+        return (await apply(refund, { kind: "unknown", reason: `no processor named ${refund.processor}` }, leaseToken)) ?? refund;
+      }
       const call =
         refund.processorReference === null
           ? processor.refund({ idempotencyKey: refund.id, attempt, amount: refund.amount }, signal)

@@ -153,7 +153,6 @@ export async function startService(config: Config, options: StartServiceOptions)
   // The processor the checkout charges through and refunds go back through.
   const processor = createTestModeProcessor();
   const refundParts = createRefundParts({ refunds: stores.refunds, intents: stores.intents, processor, clock, ids, logger });
-  const closing = new AbortController();
   const refundSweep = startPeriodicSweep({
     run: () => refundParts.reconciler.runOnce(clock.now(), closing.signal),
     intervalMs: refundReconcileIntervalMs,
@@ -191,6 +190,7 @@ export async function startService(config: Config, options: StartServiceOptions)
     refundSweep.wake();
     engine.wake();
   });
+  const closing = new AbortController();
   let stopped: Promise<void> | undefined;
   /**
    * Stops background work once: the sweep, event streams, and the delivery

@@ -62,6 +62,7 @@ function newIntent(): PaymentIntentRecord {
     updatedAt: now,
     expiresAt: new Date(now.getTime() + 86_400_000),
     deletedAt: null,
+    amountRefunded: 0n,
   };
 }
 

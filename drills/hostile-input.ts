@@ -196,6 +196,7 @@ const segment = fc.oneof(
     "v2",
     "payment-intents",
     "settlement-accounts",
+    "refunds",
     "checkout",
     "..",
     ".",
@@ -268,6 +269,9 @@ const rpcMethods = [
   "payments.v2.PaymentIntentService/DeletePaymentIntent",
   "payments.v2.SettlementAccountService/CreateSettlementAccount",
   "payments.v2.SettlementAccountService/ListSettlementAccounts",
+  "payments.v2.RefundService/CreateRefund",
+  "payments.v2.RefundService/ListRefunds",
+  "payments.v2.RefundService/GetRefund",
 ];
 
 /** What one case sends, with its label for a failure message. */

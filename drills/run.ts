@@ -4,7 +4,7 @@
  * Fault drills against real server processes on fresh PostgreSQL databases:
  * duplicate storm, crash (SIGKILL), database outage, hostile input, tenant
  * isolation, hostile connections, webhooks (receiver outage, kill -9
- * mid-delivery, two instances, a dead endpoint beside a healthy one), and the fleet (three instances behind the
+ * mid-delivery, two instances, a dead endpoint beside a healthy one), a refund storm on one intent, and the fleet (three instances behind the
  * deploy/ HAProxy and PgBouncer). Each prints what it did and a PASS/FAIL line with its figures;
  * a full run rewrites the results section of docs/RELIABILITY.md, and a full
  * run of some drills (--only) rewrites their own blocks in it. --quick
@@ -21,6 +21,7 @@ import { runFleetDrills } from "./fleet.js";
 import { runHostileConnections } from "./hostile-connections.js";
 import { describeHostileInput, runHostileInput } from "./hostile-input.js";
 import { runOutage } from "./outage.js";
+import { runRefundStorm } from "./refund-storm.js";
 import { formatDrillReport, type DrillReport } from "./support/drill-report.js";
 import { startProcessTarget } from "./support/process-target.js";
 import { describeTenantIsolation, runTenantIsolation } from "./tenant-isolation.js";
@@ -118,6 +119,7 @@ const drills: { name: string; run(): Promise<DrillReport | DrillReport[]> }[] = 
     name: "Webhooks: dead endpoint beside a healthy one",
     run: () => runDeadEndpoint(quick ? { concurrency: 4, ratePerSecond: 50, phaseMs: 3000 } : { concurrency: 4, ratePerSecond: 50, phaseMs: 8000 }),
   },
+  { name: "Refund storm", run: () => runRefundStorm(quick ? { refunds: 40, amount: 20_000 } : { refunds: 100, amount: 50_000 }) },
   // Last: its full run restarts the machine's PostgreSQL.
   { name: "Fleet", run: () => runFleetDrills({ quick }) },
 ];

@@ -4,6 +4,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { EventService } from "../gen/payments/v2/events_pb.js";
 import { PaymentIntentService } from "../gen/payments/v2/payment_intent_pb.js";
+import { RefundService } from "../gen/payments/v2/refunds_pb.js";
 import { SettlementAccountService } from "../gen/payments/v2/settlement_account_pb.js";
 import { WebhookEndpointService } from "../gen/payments/v2/webhook_endpoints_pb.js";
 import type { DrillTarget } from "./support/drill-target.js";
@@ -70,14 +71,18 @@ const coveredRpcs = new Set([
   "payments.v2.WebhookEndpointService/DeleteWebhookEndpoint",
   "payments.v2.WebhookEndpointService/RotateWebhookEndpointSecret",
   "payments.v2.WebhookEndpointService/ListWebhookDeliveries",
+  "payments.v2.RefundService/CreateRefund",
+  "payments.v2.RefundService/ListRefunds",
+  "payments.v2.RefundService/GetRefund",
 ]);
 
 /**
  * runTenantIsolation: merchant a is the victim, merchant b the attacker. The
  * attacker tries every REST route and RPC (Connect JSON and gRPC) with the
  * victim's intent ids, client references, page token, settlement account and
- * checkout tokens, and the victim's events and webhook endpoint (read,
- * redeliver, list deliveries, delete, rotate, resume a stream after). Nothing
+ * checkout tokens, the victim's events and webhook endpoint (read,
+ * redeliver, list deliveries, delete, rotate, resume a stream after), and
+ * the victim's paid intent and its refund (refund it, list, read). Nothing
  * of the victim's may be read, changed or revealed:
  * every answer is what a random id would get, no answer carries a victim
  * value the request did not, the victim's data reads the same afterwards,
@@ -143,6 +148,13 @@ export async function runTenantIsolation(target: DrillTarget, options: TenantIso
   const victimPage = (await call("GET", "/v2/payment-intents?pageSize=1", victim.key)).json as { nextPageToken: string };
   const checkoutTokens = intents.map((intent) => intent.checkoutLink.slice(intent.checkoutLink.lastIndexOf("/") + 1));
   secrets.push(account.id, ...intents.map((i) => i.id), ...checkoutTokens, victimPage.nextPageToken);
+  // The victim's second intent paid through its checkout page, and partly refunded.
+  const paidIntent = intents[1]!;
+  await payByCard(paidIntent.checkoutLink);
+  const victimRefundReply = await call("POST", `/v2/payment-intents/${paidIntent.id}/refunds`, victim.key, { amount: 5000, clientReference: "victim-refund-1" });
+  if (victimRefundReply.status !== 201) throw new Error(`victim setup: refund HTTP ${victimRefundReply.status} ${victimRefundReply.text}`);
+  const victimRefund = victimRefundReply.json as { id: string };
+  secrets.push(victimRefund.id);
 
   // The victim's webhook endpoint (a receiver that answers 204, on 127.0.0.1: the target allows private URLs)
   // registered before its intents' events, so it has deliveries; one more intent so there is one.
@@ -175,6 +187,8 @@ export async function runTenantIsolation(target: DrillTarget, options: TenantIso
         (await call("GET", "/v2/events?pageSize=100", victim.key)).json,
         (await call("GET", "/v2/webhook-endpoints", victim.key)).json,
         (await call("GET", deliveriesPath, victim.key)).json,
+        (await call("GET", `/v2/payment-intents/${paidIntent.id}/refunds`, victim.key)).json,
+        (await call("GET", `/v2/refunds/${victimRefund.id}`, victim.key)).json,
       ]);
     const before = await snapshot();
 
@@ -280,6 +294,28 @@ export async function runTenantIsolation(target: DrillTarget, options: TenantIso
       `${eventsOfVictimIntent.status} ${eventsOfVictimIntent.text.slice(0, 80)}`,
     );
     record("REST list events (no filter)", ownEvents.length > 0 && !ownEvents.some((e) => victimEvents.some((v) => v.id === e.id)), `lists ${ownEvents.length} event(s), its own`);
+    // REST: the victim's paid intent and its refund, as random ids of the same kind would answer.
+    const randomRefund = randomLike(victimRefund.id);
+    for (const [name, method, path, body, victimId, randomOf] of [
+      ["POST /v2/payment-intents/{victim paid id}/refunds", "POST", (id: string) => `/v2/payment-intents/${id}/refunds`, { clientReference: "attacker-refund-1" }, paidIntent.id, randomId],
+      ["GET /v2/payment-intents/{victim paid id}/refunds", "GET", (id: string) => `/v2/payment-intents/${id}/refunds`, undefined, paidIntent.id, randomId],
+      ["GET /v2/refunds/{victim refund}", "GET", (id: string) => `/v2/refunds/${id}`, undefined, victimRefund.id, randomRefund],
+    ] as const) {
+      const foreign = await attack(method, path(victimId), body);
+      const unknown = await attack(method, path(randomOf), body);
+      record(
+        `REST ${name}`,
+        foreign.status === 404 && unknown.status === 404 && sameModulo(foreign.json.message, unknown.json.message, victimId, randomOf),
+        `${foreign.status} ${foreign.json.message}; random id: ${unknown.status}`,
+      );
+    }
+    const refundSameReference = await attack("POST", `/v2/payment-intents/${String(own.json.id)}/refunds`, { clientReference: "victim-refund-1" });
+    record(
+      "REST refund of its own intent with the victim's refund reference",
+      refundSameReference.status === 409 && /is pending/.test(String(refundSameReference.json.message)),
+      `${refundSameReference.status} ${refundSameReference.json.message}: judged on the attacker's own intent, the victim's refund neither reported nor replayed`,
+    );
+
     const endpointsList = await attack("GET", "/v2/webhook-endpoints");
     record(
       "REST list webhook endpoints",
@@ -298,6 +334,7 @@ export async function runTenantIsolation(target: DrillTarget, options: TenantIso
       const accountsRpc: Client<typeof SettlementAccountService> = createClient(SettlementAccountService, transport);
       const eventsRpc: Client<typeof EventService> = createClient(EventService, transport);
       const endpointsRpc: Client<typeof WebhookEndpointService> = createClient(WebhookEndpointService, transport);
+      const refundsRpc: Client<typeof RefundService> = createClient(RefundService, transport);
       /** outcome runs one call; `what` names it and carries every value the request sent. */
       const outcome = async (what: string, run: () => Promise<unknown>): Promise<{ code: Code | "OK"; message: string; text: string }> => {
         try {
@@ -375,6 +412,9 @@ export async function runTenantIsolation(target: DrillTarget, options: TenantIso
         ["RotateWebhookEndpointSecret", (id: string) => endpointsRpc.rotateWebhookEndpointSecret({ id }, { headers }), endpoint.id, randomEndpoint],
         ["DeleteWebhookEndpoint", (id: string) => endpointsRpc.deleteWebhookEndpoint({ id }, { headers }), endpoint.id, randomEndpoint],
         ["StreamEvents(afterEventId)", (id: string) => firstOfStream(eventsRpc.streamEvents({ afterEventId: id }, { headers, signal: AbortSignal.timeout(3000) })), victimEvent.id, randomEvent],
+        ["CreateRefund", (id: string) => refundsRpc.createRefund({ paymentIntentId: id, clientReference: `attacker-rpc-${protocol.length}` }, { headers }), paidIntent.id, randomId],
+        ["ListRefunds", (id: string) => refundsRpc.listRefunds({ paymentIntentId: id }, { headers }), paidIntent.id, randomId],
+        ["GetRefund", (id: string) => refundsRpc.getRefund({ id }, { headers }), victimRefund.id, randomRefund],
       ] as const) {
         const foreign = await outcome(`${name} ${victimId}`, () => run(victimId));
         const unknown = await outcome(`${name} ${randomOf}`, () => run(randomOf));
@@ -443,7 +483,7 @@ export async function runTenantIsolation(target: DrillTarget, options: TenantIso
     };
 
     const after = await snapshot();
-    const uncoveredRpcs = [PaymentIntentService, SettlementAccountService, EventService, WebhookEndpointService]
+    const uncoveredRpcs = [PaymentIntentService, SettlementAccountService, EventService, WebhookEndpointService, RefundService]
       .flatMap((service) => service.methods.map((m) => `${service.typeName}/${m.name}`))
       .filter((name) => !coveredRpcs.has(name));
     const passed =
@@ -462,6 +502,28 @@ export async function runTenantIsolation(target: DrillTarget, options: TenantIso
     hook.closeAllConnections();
     await new Promise((resolve) => hook.close(resolve));
   }
+}
+
+/**
+ * payByCard pays an intent through its checkout page as a browser does: the
+ * page's CSRF cookie and field, then the card form with the test card that
+ * succeeds.
+ */
+async function payByCard(checkoutLink: string): Promise<void> {
+  const page = await fetch(checkoutLink);
+  const html = await page.text();
+  const cookie = (page.headers.get("set-cookie") ?? "").split(";")[0]!;
+  const csrf = /<input type="hidden" name="csrf" value="([^"]*)"/.exec(html)?.[1];
+  if (!csrf || !cookie) throw new Error(`victim setup: the checkout page of ${checkoutLink} has no form (HTTP ${page.status})`);
+  const form = { csrf, method: "card", card_number: "4084 0840 8408 4081", card_expiry: "12/39", card_cvv: "123" };
+  const paid = await fetch(`${checkoutLink}/pay`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", cookie },
+    body: new URLSearchParams(form).toString(),
+    redirect: "manual",
+  });
+  await paid.arrayBuffer();
+  if (paid.status !== 303 && paid.status !== 200) throw new Error(`victim setup: paying ${checkoutLink} answered ${paid.status}`);
 }
 
 /** firstOfStream reads a server stream's first message (or its error): a stream that accepted the cursor waits, and times out. */

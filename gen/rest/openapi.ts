@@ -229,6 +229,126 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
         }
       }
     },
+    "/v2/payment-intents/{payment_intent_id}/refunds": {
+      "post": {
+        "operationId": "CreateRefund",
+        "x-service": "payments.v2.RefundService",
+        "description": "CreateRefund refunds part or all of what is left of a successful intent, or replays the stored refund when the same clientReference arrives again with an identical request.",
+        "parameters": [
+          {
+            "name": "paymentIntentId",
+            "in": "path",
+            "required": true,
+            "description": "The successful payment intent to refund.",
+            "schema": {
+              "type": "string",
+              "minLength": 1
+            }
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/CreateRefundRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "Refund is one refund of a payment intent.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Refund"
+                }
+              }
+            }
+          }
+        }
+      },
+      "get": {
+        "operationId": "ListRefunds",
+        "x-service": "payments.v2.RefundService",
+        "description": "ListRefunds lists an intent's refunds newest first, with keyset paging as for intents.",
+        "parameters": [
+          {
+            "name": "paymentIntentId",
+            "in": "path",
+            "required": true,
+            "description": "The payment intent.",
+            "schema": {
+              "type": "string",
+              "minLength": 1
+            }
+          },
+          {
+            "name": "pageSize",
+            "in": "query",
+            "description": "Items per page.",
+            "schema": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 100,
+              "default": 50
+            }
+          },
+          {
+            "name": "pageToken",
+            "in": "query",
+            "description": "nextPageToken of the previous page: opaque, signed, bound to the merchant and the intent.",
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "ListRefundsResponse is one page, newest first.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ListRefundsResponse"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/v2/refunds/{id}": {
+      "get": {
+        "operationId": "GetRefund",
+        "x-service": "payments.v2.RefundService",
+        "description": "GetRefund reads one refund.",
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "description": "The refund's id (rf_…).",
+            "schema": {
+              "type": "string",
+              "minLength": 1
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "Refund is one refund of a payment intent.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Refund"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
     "/v2/webhook-endpoints": {
       "post": {
         "operationId": "CreateWebhookEndpoint",
@@ -497,7 +617,7 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
         ],
         "responses": {
           "200": {
-            "description": "Event is one change to a payment intent: the webhook delivery body and the REST resource are this message's JSON.",
+            "description": "Event is one change to a payment intent or to one of its refunds: the webhook delivery body and the REST resource are this message's JSON.",
             "content": {
               "application/json": {
                 "schema": {
@@ -976,6 +1096,53 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
         },
         "description": "CreatePaymentIntentRequest is the body of POST /v2/payment-intents (§4.1)."
       },
+      "CreateRefundRequest": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "clientReference"
+        ],
+        "properties": {
+          "amount": {
+            "anyOf": [
+              {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 1000000000000
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "Kobo to give back, up to what is left; unset means everything that is left."
+          },
+          "reason": {
+            "anyOf": [
+              {
+                "type": "string",
+                "enum": [
+                  "requested_by_customer",
+                  "duplicate",
+                  "fraudulent"
+                ],
+                "default": "requested_by_customer"
+              },
+              {
+                "const": ""
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "Why the merchant refunds; requested_by_customer when not given."
+          },
+          "clientReference": {
+            "$ref": "#/components/schemas/ClientReference",
+            "description": "Merchant-chosen reference, unique per merchant forever."
+          }
+        },
+        "description": "CreateRefundRequest is the body of POST /v2/payment-intents/{id}/refunds."
+      },
       "CreateSettlementAccountRequest": {
         "type": "object",
         "additionalProperties": false,
@@ -1138,14 +1305,16 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
           "id",
           "type",
           "timestamp",
-          "data"
+          "data",
+          "refund"
         ],
         "properties": {
           "id": {
             "$ref": "#/components/schemas/EventId"
           },
           "type": {
-            "$ref": "#/components/schemas/EventType"
+            "$ref": "#/components/schemas/EventType",
+            "description": "payment_intent.created, .succeeded, .payment_failed, .failed, .expired or .cancelled; refund.created, .succeeded or .failed."
           },
           "timestamp": {
             "$ref": "#/components/schemas/DateTime",
@@ -1154,9 +1323,20 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
           "data": {
             "$ref": "#/components/schemas/PaymentIntentListItem",
             "description": "The payment intent as it was right after the change, as GET /v2/payment-intents/{id} shows it."
+          },
+          "refund": {
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/Refund"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "The refund a refund.* event reports, as it was right after the change; unset for other events."
           }
         },
-        "description": "Event is one change to a payment intent: the webhook delivery body and the REST resource are this message's JSON."
+        "description": "Event is one change to a payment intent or to one of its refunds: the webhook delivery body and the REST resource are this message's JSON."
       },
       "EventId": {
         "type": "string",
@@ -1171,7 +1351,10 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
           "payment_intent.payment_failed",
           "payment_intent.failed",
           "payment_intent.expired",
-          "payment_intent.cancelled"
+          "payment_intent.cancelled",
+          "refund.created",
+          "refund.succeeded",
+          "refund.failed"
         ],
         "description": "What an event reports."
       },
@@ -1220,6 +1403,26 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
           }
         },
         "description": "ListPaymentIntentsResponse is one page, newest first."
+      },
+      "ListRefundsResponse": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "refunds"
+        ],
+        "properties": {
+          "refunds": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/Refund"
+            }
+          },
+          "nextPageToken": {
+            "type": "string",
+            "description": "Present only when another page exists."
+          }
+        },
+        "description": "ListRefundsResponse is one page, newest first."
       },
       "ListSettlementAccountsResponse": {
         "type": "object",
@@ -1366,7 +1569,8 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
           "meta",
           "settlementAccounts",
           "createdAt",
-          "updatedAt"
+          "updatedAt",
+          "amountRefunded"
         ],
         "properties": {
           "id": {
@@ -1452,6 +1656,18 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
           },
           "updatedAt": {
             "$ref": "#/components/schemas/DateTime"
+          },
+          "amountRefunded": {
+            "anyOf": [
+              {
+                "type": "string",
+                "pattern": "^(?:[0-9]|[1-9][0-9]{1,11}|1000000000000)$"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "Kobo refunded or being refunded (refunds pending or successful) of the payment that paid the intent; always set, 0 when none."
           }
         },
         "description": "PaymentIntent is the create response (§2.1)."
@@ -1480,7 +1696,8 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
           "meta",
           "settlementAccount",
           "createdAt",
-          "updatedAt"
+          "updatedAt",
+          "amountRefunded"
         ],
         "properties": {
           "id": {
@@ -1571,6 +1788,18 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
           },
           "updatedAt": {
             "$ref": "#/components/schemas/DateTime"
+          },
+          "amountRefunded": {
+            "anyOf": [
+              {
+                "type": "string",
+                "pattern": "^(?:[0-9]|[1-9][0-9]{1,11}|1000000000000)$"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "Kobo refunded or being refunded (refunds pending or successful) of the payment that paid the intent; always set, 0 when none."
           }
         },
         "description": "PaymentIntentListItem is a payment intent as lists and reads show it: §2.1 without settlementAccounts, plus the single settlementAccount of §2.4."
@@ -1668,6 +1897,95 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
           }
         },
         "description": "RedeliverEventResponse lists what was queued."
+      },
+      "Refund": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "id",
+          "paymentIntentId",
+          "amount",
+          "status",
+          "reason",
+          "clientReference",
+          "failureReason",
+          "createdAt",
+          "updatedAt"
+        ],
+        "properties": {
+          "id": {
+            "$ref": "#/components/schemas/RefundId"
+          },
+          "paymentIntentId": {
+            "$ref": "#/components/schemas/PaymentIntentId"
+          },
+          "amount": {
+            "type": "string",
+            "pattern": "^(?:[1-9][0-9]{0,11}|1000000000000)$",
+            "description": "Kobo given back."
+          },
+          "status": {
+            "$ref": "#/components/schemas/RefundStatus"
+          },
+          "reason": {
+            "$ref": "#/components/schemas/RefundReason"
+          },
+          "clientReference": {
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/ClientReference"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "The merchant's reference; unset for the service's own refunds."
+          },
+          "failureReason": {
+            "anyOf": [
+              {
+                "type": "string",
+                "minLength": 1
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "Why a failed refund failed."
+          },
+          "createdAt": {
+            "$ref": "#/components/schemas/DateTime"
+          },
+          "updatedAt": {
+            "$ref": "#/components/schemas/DateTime"
+          }
+        },
+        "description": "Refund is one refund of a payment intent."
+      },
+      "RefundId": {
+        "type": "string",
+        "pattern": "^rf_[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$",
+        "description": "rf_ + a UUIDv7; opaque."
+      },
+      "RefundReason": {
+        "type": "string",
+        "enum": [
+          "requested_by_customer",
+          "duplicate",
+          "fraudulent",
+          "payment_after_close",
+          "duplicate_payment"
+        ],
+        "description": "Why a refund was made: the merchant's three, or the service's own two for a payment that arrived after its intent closed."
+      },
+      "RefundStatus": {
+        "type": "string",
+        "enum": [
+          "pending",
+          "successful",
+          "failed"
+        ],
+        "description": "pending (with the processor), successful or failed."
       },
       "RotateWebhookEndpointSecretRequest": {
         "type": "object",

@@ -56,6 +56,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/payment-intents/{payment_intent_id}/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description ListRefunds lists an intent's refunds newest first, with keyset paging as for intents. */
+        get: operations["ListRefunds"];
+        put?: never;
+        /** @description CreateRefund refunds part or all of what is left of a successful intent, or replays the stored refund when the same clientReference arrives again with an identical request. */
+        post: operations["CreateRefund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/refunds/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description GetRefund reads one refund. */
+        get: operations["GetRefund"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/webhook-endpoints": {
         parameters: {
             query?: never;
@@ -334,6 +369,15 @@ export interface components {
                 splitAmount: number;
             }[] | null;
         };
+        /** @description CreateRefundRequest is the body of POST /v2/payment-intents/{id}/refunds. */
+        CreateRefundRequest: {
+            /** @description Kobo to give back, up to what is left; unset means everything that is left. */
+            amount?: number | null;
+            /** @description Why the merchant refunds; requested_by_customer when not given. */
+            reason?: ("requested_by_customer" | "duplicate" | "fraudulent") | "" | null;
+            /** @description Merchant-chosen reference, unique per merchant forever. */
+            clientReference: components["schemas"]["ClientReference"];
+        };
         /** @description CreateSettlementAccountRequest is the body of POST /v2/settlement-accounts. */
         CreateSettlementAccountRequest: {
             /** @description Name on the account. */
@@ -388,14 +432,17 @@ export interface components {
         Description: string;
         /** @description An email address. */
         Email: string;
-        /** @description Event is one change to a payment intent: the webhook delivery body and the REST resource are this message's JSON. */
+        /** @description Event is one change to a payment intent or to one of its refunds: the webhook delivery body and the REST resource are this message's JSON. */
         Event: {
             id: components["schemas"]["EventId"];
+            /** @description payment_intent.created, .succeeded, .payment_failed, .failed, .expired or .cancelled; refund.created, .succeeded or .failed. */
             type: components["schemas"]["EventType"];
             /** @description When the change was recorded. */
             timestamp: components["schemas"]["DateTime"];
             /** @description The payment intent as it was right after the change, as GET /v2/payment-intents/{id} shows it. */
             data: components["schemas"]["PaymentIntentListItem"];
+            /** @description The refund a refund.* event reports, as it was right after the change; unset for other events. */
+            refund: components["schemas"]["Refund"] | null;
         };
         /** @description evt_ + a UUIDv7; the webhook-id header of its deliveries. */
         EventId: string;
@@ -403,7 +450,7 @@ export interface components {
          * @description What an event reports.
          * @enum {string}
          */
-        EventType: "payment_intent.created" | "payment_intent.succeeded" | "payment_intent.payment_failed" | "payment_intent.failed" | "payment_intent.expired" | "payment_intent.cancelled";
+        EventType: "payment_intent.created" | "payment_intent.succeeded" | "payment_intent.payment_failed" | "payment_intent.failed" | "payment_intent.expired" | "payment_intent.cancelled" | "refund.created" | "refund.succeeded" | "refund.failed";
         /** @description An absolute http(s) URL, stored and returned as WHATWG URL serialises it. */
         HttpUrl: string;
         /** @description ListEventsResponse is one page, newest first. */
@@ -415,6 +462,12 @@ export interface components {
         /** @description ListPaymentIntentsResponse is one page, newest first. */
         ListPaymentIntentsResponse: {
             paymentIntents: components["schemas"]["PaymentIntentListItem"][];
+            /** @description Present only when another page exists. */
+            nextPageToken?: string;
+        };
+        /** @description ListRefundsResponse is one page, newest first. */
+        ListRefundsResponse: {
+            refunds: components["schemas"]["Refund"][];
             /** @description Present only when another page exists. */
             nextPageToken?: string;
         };
@@ -481,6 +534,8 @@ export interface components {
             settlementAccounts: components["schemas"]["SettlementSplit"][];
             createdAt: components["schemas"]["DateTime"];
             updatedAt: components["schemas"]["DateTime"];
+            /** @description Kobo refunded or being refunded (refunds pending or successful) of the payment that paid the intent; always set, 0 when none. */
+            amountRefunded: string | null;
         };
         /** @description pi_ + a UUIDv7; opaque. */
         PaymentIntentId: string;
@@ -511,6 +566,8 @@ export interface components {
             settlementAccount: components["schemas"]["SettlementAccount"] | null;
             createdAt: components["schemas"]["DateTime"];
             updatedAt: components["schemas"]["DateTime"];
+            /** @description Kobo refunded or being refunded (refunds pending or successful) of the payment that paid the intent; always set, 0 when none. */
+            amountRefunded: string | null;
         };
         /**
          * @description A payment intent's status.
@@ -541,6 +598,33 @@ export interface components {
             /** @description The deliveries queued (due at once). */
             deliveries: components["schemas"]["WebhookDelivery"][];
         };
+        /** @description Refund is one refund of a payment intent. */
+        Refund: {
+            id: components["schemas"]["RefundId"];
+            paymentIntentId: components["schemas"]["PaymentIntentId"];
+            /** @description Kobo given back. */
+            amount: string;
+            status: components["schemas"]["RefundStatus"];
+            reason: components["schemas"]["RefundReason"];
+            /** @description The merchant's reference; unset for the service's own refunds. */
+            clientReference: components["schemas"]["ClientReference"] | null;
+            /** @description Why a failed refund failed. */
+            failureReason: string | null;
+            createdAt: components["schemas"]["DateTime"];
+            updatedAt: components["schemas"]["DateTime"];
+        };
+        /** @description rf_ + a UUIDv7; opaque. */
+        RefundId: string;
+        /**
+         * @description Why a refund was made: the merchant's three, or the service's own two for a payment that arrived after its intent closed.
+         * @enum {string}
+         */
+        RefundReason: "requested_by_customer" | "duplicate" | "fraudulent" | "payment_after_close" | "duplicate_payment";
+        /**
+         * @description pending (with the processor), successful or failed.
+         * @enum {string}
+         */
+        RefundStatus: "pending" | "successful" | "failed";
         /** @description RotateWebhookEndpointSecretRequest names the endpoint whose secret is replaced. */
         RotateWebhookEndpointSecretRequest: Record<string, never>;
         /** @description SettlementAccount is the §2.4 object. */
@@ -778,6 +862,84 @@ export interface operations {
             };
         };
     };
+    ListRefunds: {
+        parameters: {
+            query?: {
+                /** @description Items per page. */
+                pageSize?: number;
+                /** @description nextPageToken of the previous page: opaque, signed, bound to the merchant and the intent. */
+                pageToken?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The payment intent. */
+                paymentIntentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description ListRefundsResponse is one page, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListRefundsResponse"];
+                };
+            };
+        };
+    };
+    CreateRefund: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The successful payment intent to refund. */
+                paymentIntentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateRefundRequest"];
+            };
+        };
+        responses: {
+            /** @description Refund is one refund of a payment intent. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refund"];
+                };
+            };
+        };
+    };
+    GetRefund: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The refund's id (rf_…). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Refund is one refund of a payment intent. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refund"];
+                };
+            };
+        };
+    };
     ListWebhookEndpoints: {
         parameters: {
             query?: never;
@@ -943,7 +1105,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Event is one change to a payment intent: the webhook delivery body and the REST resource are this message's JSON. */
+            /** @description Event is one change to a payment intent or to one of its refunds: the webhook delivery body and the REST resource are this message's JSON. */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -1,4 +1,5 @@
 import type { PaymentIntentStatus } from "./payment-intent.js";
+import type { RefundStatus } from "./refund.js";
 
 /**
  * The event types, in the order README's Webhooks section lists them. A
@@ -11,6 +12,9 @@ export const eventTypes = [
   "payment_intent.failed",
   "payment_intent.expired",
   "payment_intent.cancelled",
+  "refund.created",
+  "refund.succeeded",
+  "refund.failed",
 ] as const;
 
 export type EventType = (typeof eventTypes)[number];
@@ -51,6 +55,23 @@ export function eventTypeOf(change: IntentChange): EventType | null {
   if (change.from === null) return "payment_intent.created";
   if (change.from !== change.to) return eventOfStatus[change.to];
   return change.to === "pending" && change.declinedAttempt ? "payment_intent.payment_failed" : null;
+}
+
+/** The event a refund's change records: its creation, or the processor's final answer. */
+const eventOfRefundStatus: Record<RefundStatus, EventType> = {
+  pending: "refund.created",
+  successful: "refund.succeeded",
+  failed: "refund.failed",
+};
+
+/**
+ * refundEventTypeOf is the rule for refunds, as eventTypeOf is for intents:
+ * every write of a refund's status records one event (a refund is created
+ * pending, and settles once), and writes that keep it pending record none.
+ */
+export function refundEventTypeOf(change: { from: RefundStatus | null; to: RefundStatus }): EventType | null {
+  if (change.from === null) return "refund.created";
+  return change.from === change.to ? null : eventOfRefundStatus[change.to];
 }
 
 /**

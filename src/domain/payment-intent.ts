@@ -49,4 +49,10 @@ export interface PaymentIntentRecord {
   expiresAt: Date;
   /** Set by delete: the intent stays stored for audit but leaves the API. */
   deletedAt: Date | null;
+  /**
+   * Kobo of the paying attempt's refunds that are pending or successful:
+   * raised when a refund is reserved, lowered when one fails, never above
+   * amount. 0n until the first refund.
+   */
+  amountRefunded: bigint;
 }

@@ -15,6 +15,8 @@ export interface IdGenerator {
   apiKeyId(): string;
   /** A payment attempt id: "pa_" + UUIDv7. */
   paymentAttemptId(): string;
+  /** A refund: "rf_" + UUIDv7, also the idempotency key of the processor's calls about it. */
+  refundId(): string;
   /** A merchant made at run time (the test helpers): "mer_" + UUIDv7. */
   merchantId(): string;
   /** An event: "evt_" + UUIDv7, the webhook-id of its deliveries. */
@@ -39,6 +41,7 @@ export function createIdGenerator(clock: Clock): IdGenerator {
     settlementAccountId: () => `sa_${uuid()}`,
     apiKeyId: () => `key_${uuid()}`,
     paymentAttemptId: () => `pa_${uuid()}`,
+    refundId: () => `rf_${uuid()}`,
     merchantId: () => `mer_${uuid()}`,
     eventId: () => `evt_${uuid()}`,
     webhookEndpointId: () => `we_${uuid()}`,

@@ -116,7 +116,7 @@ const errorMeanings: Record<number, string> = {
   401: "Missing, malformed or unknown API key.",
   404: "No such resource for this merchant (another merchant's and deleted intents included), or no route for the path.",
   405: "The path exists, the method does not; Allow lists the methods it has.",
-  409: "Conflicts with stored state: a reused clientReference with a different request, an account registered twice, an intent that is no longer pending.",
+  409: "Conflicts with stored state: a reused clientReference with a different request, an account registered twice, an intent that is no longer pending, a refund of an intent that is not successful or of more than is left.",
   413: "The body is larger than 64 KiB.",
   415: "The body is not application/json (charset, when given, must be utf-8).",
   429: "Too many requests for this API key; retry after Retry-After seconds.",
@@ -264,7 +264,7 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions): OpenApiD
         "Every request needs `Authorization: Bearer {api key}` and is scoped to the key's merchant.",
         "Every response carries `X-Request-Id` (the request's own when it sent a sane one) and `Cache-Control: no-store`.",
         "Every non-2xx response is `{status, title, message}`.",
-        "The same operations are served over gRPC, gRPC-Web and Connect (services payments.v2.PaymentIntentService, payments.v2.SettlementAccountService, payments.v2.EventService and payments.v2.WebhookEndpointService); EventService.StreamEvents, a server stream, is served there only.",
+        "The same operations are served over gRPC, gRPC-Web and Connect (services payments.v2.PaymentIntentService, payments.v2.RefundService, payments.v2.SettlementAccountService, payments.v2.EventService and payments.v2.WebhookEndpointService); EventService.StreamEvents, a server stream, is served there only.",
       ].join("\n\n"),
       contact: { name: "Payment Intent API documentation", url: `${publicUrl}${basePath}/docs` },
       // SPDX names a license outside its list LicenseRef-…: the API is not open source.
@@ -297,6 +297,11 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions): OpenApiD
           description: "Where the created intent can be read: {BASE_PATH}/v2/payment-intents/{id}.",
           required: true,
           schema: { type: "string", pattern: "^(/[A-Za-z0-9._~-]+)*/v2/payment-intents/pi_[0-9a-f-]{36}$" },
+        },
+        RefundLocation: {
+          description: "Where the created refund can be read: {BASE_PATH}/v2/refunds/{id}.",
+          required: true,
+          schema: { type: "string", pattern: "^(/[A-Za-z0-9._~-]+)*/v2/refunds/rf_[0-9a-f-]{36}$" },
         },
         IdempotentReplayed: { description: "Marks an idempotent replay.", required: true, schema: { type: "string", const: "true" } },
         Link: {

@@ -39,6 +39,11 @@ export interface OpenApiExamples {
   webhookEndpointList: Examples;
   webhookEndpointDeleted: Examples;
   webhookDeliveryPage: Examples;
+  createRefundRequest: Examples;
+  refundCreated: Examples;
+  refundReplayed: Examples;
+  refund: Examples;
+  refundPage: Examples;
   /** The error body of each status the API answers with. */
   errors: Record<number, Examples>;
 }
@@ -49,6 +54,7 @@ const createdAt = "2026-11-21T14:30:11.579Z";
 const eventId = "evt_019aa3c6-7b1e-7c4a-9f57-1d2e3f405162";
 const endpointId = "we_019aa3b0-4c2d-7a19-8e6f-2b7c9d0e1f34";
 const deliveryId = "whd_019aa3c6-7b20-7d01-a3b4-5c6d7e8f9012";
+const refundId = "rf_019aa3d1-3c52-7e90-8f14-2a6b7c8d9e01";
 
 const error = (status: number, message: string) => ({ status, title: STATUS_CODES[status], message });
 
@@ -95,6 +101,7 @@ export function createOpenApiExamples(options: OpenApiExamplesOptions): OpenApiE
     callbackUrl: "https://shop.example.com/paid",
     transaction: null,
     meta: [],
+    amountRefunded: "0",
   };
   const intent = { ...intentFields, settlementAccounts: [], createdAt, updatedAt: createdAt };
   const intentWithSplit = {
@@ -113,12 +120,42 @@ export function createOpenApiExamples(options: OpenApiExamplesOptions): OpenApiE
     updatedAt: "2026-11-21T14:33:40.802Z",
   };
 
-  const succeededEvent = { id: eventId, type: "payment_intent.succeeded", timestamp: paid.updatedAt, data: paid };
+  const succeededEvent = { id: eventId, type: "payment_intent.succeeded", timestamp: paid.updatedAt, data: paid, refund: null };
   const createdEvent = {
     id: "evt_019aa3c4-0f80-7a55-b2c1-6e3d8f9a0b12",
     type: "payment_intent.created",
     timestamp: createdAt,
     data: listItem,
+    refund: null,
+  };
+  const refund = {
+    id: refundId,
+    paymentIntentId: intentId,
+    amount: "2500",
+    status: "successful",
+    reason: "requested_by_customer",
+    clientReference: "rf-1",
+    failureReason: null,
+    createdAt: "2026-11-22T10:04:51.230Z",
+    updatedAt: "2026-11-22T10:04:51.412Z",
+  };
+  const pendingRefund = { ...refund, status: "pending", updatedAt: refund.createdAt };
+  const failedRefund = {
+    ...refund,
+    id: "rf_019aa3d0-8e11-7c42-9a05-6b7c8d9e0f12",
+    amount: "10000",
+    clientReference: "rf-0",
+    status: "failed",
+    failureReason: "The card's issuer refused the refund.",
+    createdAt: "2026-11-22T09:58:02.004Z",
+    updatedAt: "2026-11-22T09:58:02.215Z",
+  };
+  const refundSucceededEvent = {
+    id: "evt_019aa3d1-3c55-7d10-b6e2-8f9a0b1c2d3e",
+    type: "refund.succeeded",
+    timestamp: refund.updatedAt,
+    data: { ...paid, amountRefunded: "2500", updatedAt: refund.createdAt },
+    refund,
   };
   const endpoint = {
     id: endpointId,
@@ -198,6 +235,7 @@ export function createOpenApiExamples(options: OpenApiExamplesOptions): OpenApiE
     event: {
       succeeded: { summary: "The intent was paid", value: succeededEvent },
       created: { summary: "The intent was created", value: createdEvent },
+      refundSucceeded: { summary: "A refund of the intent succeeded", value: refundSucceededEvent },
     },
     eventPage: {
       firstPage: { summary: "A page with another after it", value: { events: [succeededEvent], nextPageToken: "AZqjxkDmfiGKZJOyXB1-CGQAAAABmhBzIwABmQ" } },
@@ -235,6 +273,23 @@ export function createOpenApiExamples(options: OpenApiExamplesOptions): OpenApiE
       firstPage: { summary: "A page with another after it", value: { deliveries: [pendingDelivery], nextPageToken: "AZqjxkDofiGKZJOyXB1-CGQAAAABmhBzIwABmQ" } },
       lastPage: { summary: "The last page: no nextPageToken", value: { deliveries: [succeededDelivery] } },
     },
+    createRefundRequest: {
+      part: { summary: "Part of the payment", value: { amount: 2500, reason: "requested_by_customer", clientReference: "rf-1" } },
+      rest: { summary: "Everything that is left", value: { clientReference: "rf-2" } },
+    },
+    refundCreated: {
+      successful: { summary: "The processor refunded at once", value: refund },
+      pending: { summary: "The processor confirms later", value: pendingRefund },
+    },
+    refundReplayed: { stored: { summary: "The refund stored for rf-1", value: refund } },
+    refund: {
+      successful: { summary: "Refunded", value: refund },
+      failed: { summary: "The processor failed it: the amount is refundable again", value: failedRefund },
+    },
+    refundPage: {
+      firstPage: { summary: "A page with another after it", value: { refunds: [refund], nextPageToken: "AZqj0TxSfpCPFCprfI2eAQAAAZqj0Tx_cmZfMDE" } },
+      lastPage: { summary: "The last page: no nextPageToken", value: { refunds: [failedRefund] } },
+    },
     errors: {
       400: {
         badValue: { summary: "A bad value", value: error(400, "amount must be an integer") },
@@ -246,6 +301,7 @@ export function createOpenApiExamples(options: OpenApiExamplesOptions): OpenApiE
         unknownIntent: { summary: "No such intent for this merchant", value: error(404, `payment intent ${intentId} not found`) },
         unknownEvent: { summary: "No such event for this merchant", value: error(404, `event ${eventId} not found`) },
         unknownEndpoint: { summary: "No such webhook endpoint for this merchant", value: error(404, `webhook endpoint ${endpointId} not found`) },
+        unknownRefund: { summary: "No such refund for this merchant", value: error(404, `refund ${refundId} not found`) },
       },
       405: {
         wrongMethod: {
@@ -269,6 +325,18 @@ export function createOpenApiExamples(options: OpenApiExamplesOptions): OpenApiE
         endpointDisabled: {
           summary: "Redelivering to a disabled endpoint",
           value: error(409, `webhook endpoint ${endpointId} is disabled and takes no deliveries`),
+        },
+        notRefundable: {
+          summary: "Refunding an intent that is not successful",
+          value: error(409, `payment intent ${intentId} is pending: only a successful payment intent can be refunded`),
+        },
+        refundTooLarge: {
+          summary: "Refunding more than is left",
+          value: error(409, `amount 60000 is more than the 47500 left to refund of payment intent ${intentId}`),
+        },
+        refundReferenceReused: {
+          summary: "A used refund clientReference with a different request",
+          value: error(409, `clientReference rf-1 is already used by refund ${refundId} with a different request`),
         },
         accountRegistered: {
           summary: "An account registered twice",

@@ -37,6 +37,7 @@ export interface ApiOverlay {
 }
 
 const intentId = "pi_019aa3c4-0f7d-7e21-8a64-93b25c1d7e08";
+const refundId = "rf_019aa3d1-3c52-7e90-8f14-2a6b7c8d9e01";
 const eventId = "evt_019aa3c6-7b1e-7c4a-9f57-1d2e3f405162";
 const endpointId = "we_019aa3b0-4c2d-7a19-8e6f-2b7c9d0e1f34";
 const page = (description = "One page.") => ({ description, headers: { Link: "Link" } });
@@ -53,6 +54,7 @@ export function createApiOverlay(examples: OpenApiExamples): ApiOverlay {
   return {
     tags: {
       "payments.v2.PaymentIntentService": { name: "Payment intents", description: "Create, read, list and cancel payment intents." },
+      "payments.v2.RefundService": { name: "Refunds", description: "Money given back to the customer of a successful payment intent, in one or several parts." },
       "payments.v2.SettlementAccountService": { name: "Settlement accounts", description: "The bank accounts a merchant is paid out to." },
       "payments.v2.EventService": { name: "Events", description: "What happened to the merchant's payment intents: the bodies of webhook deliveries." },
       "payments.v2.WebhookEndpointService": { name: "Webhook endpoints", description: "Where events are delivered, signed as Standard Webhooks, and what was delivered." },
@@ -88,6 +90,31 @@ export function createApiOverlay(examples: OpenApiExamples): ApiOverlay {
         success: { "200": { description: "Deleted.", examples: examples.paymentIntentDeleted } },
         errors: [404, 409],
         parameterExamples: { id: intentId },
+      },
+      CreateRefund: {
+        summary: "Refund a payment intent",
+        rest: "Refunds amount (default: everything that is left) of a successful intent: 201 with the refund and Location. The amount is reserved before the processor is asked, so concurrent refunds never add up to more than was paid; the answer shows the processor's outcome when it came in time (successful or failed), else pending, settled later. A failed refund's amount is refundable again. Sending the same clientReference with an identical request replays the stored refund: 200 with Idempotent-Replayed: true; a different request with a used reference is 409, forever. An intent that is not successful, or an amount over what is left, is 409.",
+        success: {
+          "201": { description: "Created.", headers: { Location: "RefundLocation" }, examples: examples.refundCreated },
+          "200": { description: "An idempotent replay: the refund stored for this clientReference, as it is now.", headers: { "Idempotent-Replayed": "IdempotentReplayed" }, examples: examples.refundReplayed },
+        },
+        errors: [404, 409],
+        requestExamples: examples.createRefundRequest,
+        parameterExamples: { payment_intent_id: intentId },
+      },
+      ListRefunds: {
+        summary: "List a payment intent's refunds",
+        rest: "Newest first (createdAt, then id, descending), with keyset paging as for payment intents; the service's own refunds of a late or duplicate payment included. The next page's URL is also in the Link header.",
+        success: { "200": { ...page(), examples: examples.refundPage } },
+        errors: [404],
+        parameterExamples: { payment_intent_id: intentId, pageSize: 20 },
+      },
+      GetRefund: {
+        summary: "Read a refund",
+        rest: "Unknown and another merchant's refunds are 404.",
+        success: { "200": { description: "The refund.", examples: examples.refund } },
+        errors: [404],
+        parameterExamples: { id: refundId },
       },
       CreateSettlementAccount: {
         summary: "Register a settlement account",

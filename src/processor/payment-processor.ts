@@ -1,4 +1,15 @@
-import type { PaymentAttemptOutcome } from "../domain/payment-attempt.js";
+import type { PaymentIntentRecord } from "../domain/payment-intent.js";
+
+/**
+ * The processor port: how the service moves money through a processor whose
+ * answers come later and elsewhere (docs/payments.md, "The processor port").
+ * Every call carries an idempotency key derived from our own id (the attempt
+ * id for begin and status, the refund id for refund and refundStatus), so a
+ * retry of the same call can never charge or refund twice. Adapters never
+ * throw for the processor's own failures: a timeout (PROCESSOR_TIMEOUT_MS), a
+ * 5xx, a network error or a 429 is `unknown`, and the reconciler asks again
+ * later (a 429's Retry-After is honoured through retryAfterMs).
+ */
 
 /** Card details as the customer typed them, already checked for form. Never stored or logged. */
 export interface CardDetails {
@@ -17,30 +28,75 @@ export type PaymentInstructions =
   | { kind: "ussd"; code: string }
   | { kind: "processor"; processorName: string };
 
-export interface ChargeRequest {
+/** What a processor says about one attempt to pay. */
+export type AttemptOutcome =
+  | { kind: "succeeded"; reference: string; amount: bigint; currency: string }
+  | { kind: "declined"; reference: string | null; reason: string }
+  | { kind: "pending"; reference: string } // the processor has it; the outcome comes later
+  | { kind: "redirect"; reference: string; url: string } // the customer must act at url
+  | { kind: "unknown"; reason: string; retryAfterMs?: number }; // timeout, 5xx, network, 429: stays processing
+
+/** What a processor says about one refund. */
+export type RefundOutcome =
+  | { kind: "succeeded"; reference: string }
+  | { kind: "failed"; reference: string | null; reason: string }
+  | { kind: "pending"; reference: string }
+  | { kind: "unknown"; reason: string; retryAfterMs?: number };
+
+/** BeginAttempt asks the processor to take one attempt to pay. */
+export interface BeginAttempt {
+  idempotencyKey: string; // our attempt id
   paymentIntentId: string;
-  amount: bigint;
-  method: string;
-  /** Present for card. */
-  card?: CardDetails;
+  merchantId: string;
+  amount: bigint; // kobo
+  currency: "NGN";
+  method: string; // card, bank_transfer, ussd, or a processor name
+  customerEmail: string;
+  card?: CardDetails; // never stored or logged
+  returnUrl: string; // where the processor sends the customer back: {PUBLIC_URL}/checkout/{token}/return?attempt={id}
 }
 
-export interface ChargeResult {
-  outcome: PaymentAttemptOutcome;
-  /** The processor's reference for this attempt, unique across attempts. */
-  reference: string;
-  /** For a declined attempt: a reason the customer may read. */
-  declineReason?: string;
+/** AttemptRef names an attempt the processor already has (or may have). */
+export interface AttemptRef {
+  idempotencyKey: string;
+  reference: string | null;
+  amount: bigint;
 }
+
+/** RefundRequest gives back amount kobo of a paid attempt. */
+export interface RefundRequest {
+  idempotencyKey: string /* our refund id */;
+  attempt: AttemptRef;
+  amount: bigint;
+}
+
+/** RefundRef names a refund the processor already has (or may have). */
+export interface RefundRef {
+  idempotencyKey: string;
+  reference: string | null;
+}
+
+/** A verified message from the processor's own webhook. */
+export type ProcessorNotice =
+  | { kind: "attempt"; idempotencyKey: string; outcome: AttemptOutcome; noticeId: string }
+  | { kind: "refund"; idempotencyKey: string; outcome: RefundOutcome; noticeId: string }
+  | { kind: "ignored"; reason: string }; // a type we do not use: answered 200, nothing changes
 
 /**
- * PaymentProcessor moves the money. The test-mode processor is the only one
- * so far; a real one plugs in here without the lifecycle changing.
+ * PaymentProcessor is one processor's adapter (the test processor today,
+ * Paystack next). Each attempt stores the name of the processor that took
+ * it, so status checks, webhooks and refunds go back to that one.
  */
 export interface PaymentProcessor {
-  /** Shown on the page ("test mode"), and in logs. */
-  readonly name: string;
+  readonly name: string; // "test", later "paystack"; stored on each attempt
   readonly testMode: boolean;
-  instructions(paymentIntentId: string, method: string): PaymentInstructions;
-  charge(request: ChargeRequest): Promise<ChargeResult>;
+  /** Methods this processor collects (card, bank_transfer, ussd, or its own name). */
+  handles(method: string): boolean;
+  instructions(intent: PaymentIntentRecord, method: string): PaymentInstructions;
+  begin(request: BeginAttempt, signal: AbortSignal): Promise<AttemptOutcome>;
+  status(ref: AttemptRef, signal: AbortSignal): Promise<AttemptOutcome>;
+  /** Throws ProcessorWebhookRejected (→ 401, nothing changed) unless the processor's own signature verifies. */
+  parseWebhook(headers: Record<string, string | string[] | undefined>, rawBody: Buffer): ProcessorNotice;
+  refund(request: RefundRequest, signal: AbortSignal): Promise<RefundOutcome>;
+  refundStatus(ref: RefundRef, signal: AbortSignal): Promise<RefundOutcome>;
 }

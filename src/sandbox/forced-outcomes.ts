@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { randomBytes } from "node:crypto";
 import type { PaymentAttemptOutcome } from "../domain/payment-attempt.js";
-import type { PaymentProcessor } from "../processor/payment-processor.js";
+import type { ChargingProcessor as PaymentProcessor } from "../processor/test-mode-processor.js";
 
 /**
  * ForcedOutcomes lets the test helpers pay through the checkout service

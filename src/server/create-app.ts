@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { EventService } from "../../gen/payments/v2/events_pb.js";
 import { PaymentIntentService } from "../../gen/payments/v2/payment_intent_pb.js";
+import { RefundService } from "../../gen/payments/v2/refunds_pb.js";
 import { SettlementAccountService } from "../../gen/payments/v2/settlement_account_pb.js";
 import { TestHelperService } from "../../gen/payments/v2/test_helpers_pb.js";
 import { WebhookEndpointService } from "../../gen/payments/v2/webhook_endpoints_pb.js";
@@ -20,10 +21,11 @@ import { createPipeline } from "../pipeline/pipeline.js";
 import type { Procedure } from "../pipeline/procedure.js";
 import { createEventProcedures } from "../procedures/event-procedures.js";
 import { createPaymentIntentProcedures } from "../procedures/payment-intent-procedures.js";
+import { createRefundProcedures } from "../procedures/refund-procedures.js";
 import { createSettlementAccountProcedures } from "../procedures/settlement-account-procedures.js";
 import { createTestHelperProcedures } from "../procedures/test-helper-procedures.js";
 import { createWebhookEndpointProcedures } from "../procedures/webhook-endpoint-procedures.js";
-import type { PaymentProcessor } from "../processor/payment-processor.js";
+import type { ChargingProcessor as PaymentProcessor } from "../processor/test-mode-processor.js";
 import { createTestModeProcessor } from "../processor/test-mode-processor.js";
 import { createCors, type CorsOptions } from "../protocols/cors.js";
 import { createDispatcher } from "../protocols/dispatch.js";
@@ -56,6 +58,7 @@ import { createCheckoutRoutes } from "../transport/checkout/checkout-routes.js";
 import { createCsrf } from "../transport/checkout/csrf.js";
 import { systemResolver, type HostResolver } from "../webhooks/host-resolver.js";
 import { defaultListenLimits } from "../listener/listen-limits.js";
+import type { RefundParts } from "./refund-parts.js";
 
 export interface AppOptions {
   intents: PaymentIntentStore;
@@ -106,6 +109,8 @@ export interface AppOptions {
   webhooks?: WebhookApiOptions;
   /** TEST_HELPERS=true: serve TestHelperService; absent, its routes and RPCs do not exist. */
   testHelpers?: TestHelpersOptions;
+  /** RefundService (over the same processor as options.processor); absent, its routes and RPCs do not exist. */
+  refunds?: Pick<RefundParts, "service">;
 }
 
 /** What the event and webhook endpoint API needs beyond the API's own parts. */
@@ -196,6 +201,7 @@ export function createApp(options: AppOptions): NodeHandler {
 
   const apiProcedures = [...createPaymentIntentProcedures(paymentIntents), ...createSettlementAccountProcedures(settlementAccounts)];
   if (options.webhooks) apiProcedures.push(...webhookProcedures(options.webhooks, options, pageTokens));
+  if (options.refunds) apiProcedures.push(...createRefundProcedures(options.refunds.service(pageTokens)));
   if (options.testHelpers && outcomes) {
     const helpers = createTestHelperService({
       intents: options.intents,
@@ -219,7 +225,7 @@ export function createApp(options: AppOptions): NodeHandler {
   });
   // REST routes for exactly the RPCs served: the test helpers' only when on, the clock's only with TEST_CLOCK.
   const served = new Set(apiProcedures.map((procedure) => procedure.method));
-  const restRoutes = createRouteTable([PaymentIntentService, SettlementAccountService, EventService, WebhookEndpointService, TestHelperService], (method) => served.has(method));
+  const restRoutes = createRouteTable([PaymentIntentService, SettlementAccountService, EventService, WebhookEndpointService, TestHelperService, RefundService], (method) => served.has(method));
   const openApi = openApiRoutes(options.basePath, options.publicUrl);
   return createDispatcher({
     procedures,

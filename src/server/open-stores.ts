@@ -13,6 +13,7 @@ import { createMemoryStores } from "../store/memory/create-memory-stores.js";
 import { createMemoryStoreHealth } from "../store/memory/memory-store-health.js";
 import { createMemoryMerchantDirectory, type MerchantDirectory } from "../store/merchant-directory.js";
 import type { PaymentIntentStore } from "../store/payment-intent-store.js";
+import type { RefundStore } from "../store/refund-store.js";
 import type { SettlementAccountStore } from "../store/settlement-account-store.js";
 import type { DatabaseSettingsReport } from "../store/postgres/database-settings.js";
 import type { StoreHealth } from "../store/store-health.js";
@@ -27,6 +28,8 @@ const newDemoKey = () => `sk_test_${randomBytes(24).toString("base64url")}`;
 export interface Stores {
   kind: "memory" | "postgres";
   intents: PaymentIntentStore;
+  /** Refunds of those intents (and their amountRefunded). */
+  refunds: RefundStore;
   accounts: SettlementAccountStore;
   /** The events the intents' changes record (through OpenStoresOptions.outbox). */
   events: EventStore;
@@ -147,6 +150,7 @@ export function instrumentStores(stores: Stores, metrics: ServiceMetrics): Store
   return {
     ...stores,
     intents: instrumentStore(stores.intents, "payment_intents", metrics),
+    refunds: instrumentStore(stores.refunds, "refunds", metrics),
     accounts: instrumentStore(stores.accounts, "settlement_accounts", metrics),
     verifier: instrumentStore(stores.verifier, "api_keys", metrics),
     merchants: instrumentStore(stores.merchants, "merchants", metrics),

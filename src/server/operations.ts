@@ -2,6 +2,7 @@ import type { DescService } from "@bufbuild/protobuf";
 import { Health } from "../../gen/health/v1/health_pb.js";
 import { EventService } from "../../gen/payments/v2/events_pb.js";
 import { PaymentIntentService } from "../../gen/payments/v2/payment_intent_pb.js";
+import { RefundService } from "../../gen/payments/v2/refunds_pb.js";
 import { SettlementAccountService } from "../../gen/payments/v2/settlement_account_pb.js";
 import { WebhookEndpointService } from "../../gen/payments/v2/webhook_endpoints_pb.js";
 import type { HttpRoute } from "../http/http-route.js";
@@ -12,7 +13,7 @@ import { createHealthRoutes } from "./health-routes.js";
 import type { Readiness } from "../observability/readiness.js";
 
 /** The API's RPC services, as createApp serves them; health and reflection describe these. */
-export const apiServices = [PaymentIntentService, SettlementAccountService, EventService, WebhookEndpointService] as const;
+export const apiServices = [PaymentIntentService, SettlementAccountService, EventService, WebhookEndpointService, RefundService] as const;
 
 /** Operations is what an operator's tools talk to, beside the API and without a key. */
 export interface Operations {

@@ -33,6 +33,8 @@ import { instrumentStores, openStores } from "./open-stores.js";
 import { createOperations } from "./operations.js";
 import { startPeriodicSweep } from "./periodic-sweep.js";
 import { createReadiness, type Readiness } from "../observability/readiness.js";
+import { createTestModeProcessor } from "../processor/test-mode-processor.js";
+import { createRefundParts, refundReconcileIntervalMs } from "./refund-parts.js";
 
 export interface StartServiceOptions {
   logger: Logger;
@@ -148,6 +150,16 @@ export async function startService(config: Config, options: StartServiceOptions)
     done: (expired) => [{ expired }, "expired lapsed payment intents"],
     failed: "expiry sweep failed",
   });
+  // The processor the checkout charges through and refunds go back through.
+  const processor = createTestModeProcessor();
+  const refundParts = createRefundParts({ refunds: stores.refunds, intents: stores.intents, processor, clock, ids, logger });
+  const refundSweep = startPeriodicSweep({
+    run: () => refundParts.reconciler.runOnce(clock.now(), closing.signal),
+    intervalMs: refundReconcileIntervalMs,
+    logger,
+    done: (settled) => [{ settled }, "reconciled pending refunds"],
+    failed: "refund reconciliation failed",
+  });
   const retention = createEventRetention({ events: stores.events, clock, retentionDays: config.webhooks.eventRetentionDays });
   const retentionSweep = startPeriodicSweep({
     run: () => retention.sweep(),
@@ -175,6 +187,7 @@ export async function startService(config: Config, options: StartServiceOptions)
   const stopWaking = testClock?.onAdvance(() => {
     sweep.wake();
     retentionSweep.wake();
+    refundSweep.wake();
     engine.wake();
   });
   const closing = new AbortController();
@@ -190,6 +203,7 @@ export async function startService(config: Config, options: StartServiceOptions)
       stopWaking?.();
       sweep.stop();
       retentionSweep.stop();
+      refundSweep.stop();
       await engine.stop();
     })();
     return stopped;
@@ -259,6 +273,8 @@ export async function startService(config: Config, options: StartServiceOptions)
       onRedelivered: () => engine.wake(),
     },
     testHelpers: helpersConfig.enabled ? { enrollment: stores.enrollment, clock: testClock } : undefined,
+    processor,
+    refunds: refundParts,
   });
   logger.info({ url: server.url, basePath: config.basePath, store: stores.kind }, "payment intent service listening");
   if (helpersConfig.enabled) logTestHelpers(logger, config);

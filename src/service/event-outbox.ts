@@ -4,6 +4,7 @@ import type { EventRecord } from "../domain/event.js";
 import type { IdGenerator } from "../lib/ids.js";
 import type { EventOutbox } from "../store/event-store.js";
 import { timestamp, type PaymentIntentPresenter } from "./payment-intent-presenter.js";
+import { refundMessage } from "./refund-presenter.js";
 
 export interface EventOutboxOptions {
   presenter: PaymentIntentPresenter;
@@ -18,20 +19,22 @@ export interface EventOutboxOptions {
  * createEventOutbox is what the stores call to record an event (the
  * EventOutbox port, store/event-store.ts): the event is rendered once, in
  * the change's transaction, as the intent looked right after the change (the
- * GET shape, judged at the change's time), in binary for the RPC answers and
+ * GET shape, judged at the change's time; a refund.* event also carries
+ * the refund), in binary for the RPC answers and
  * as REST JSON for the webhook body, so every delivery attempt signs the same
  * bytes and GET /v2/events/{id} shows exactly what was sent.
  */
 export function createEventOutbox(options: EventOutboxOptions): EventOutbox {
   const { presenter, ids, encodeJson } = options;
   return {
-    render(type, change, at) {
+    render(type, change, at, refund) {
       const message: Event = {
         $typeName: "payments.v2.Event",
         id: ids.eventId(),
         type,
         timestamp: timestamp(at),
         data: presenter.toListItem(change.intent, change.account, at),
+        refund: refund && refundMessage(refund),
       };
       return { id: message.id, createdAt: at, payload: toBinary(EventSchema, message), body: encodeJson(message) };
     },

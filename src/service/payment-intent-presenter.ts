@@ -84,6 +84,7 @@ export function createPaymentIntentPresenter(deps: { publicUrl: string; catalogu
       meta: [],
       createdAt: timestamp(record.createdAt),
       updatedAt: timestamp(lapsed ? record.expiresAt : record.updatedAt),
+      amountRefunded: record.amountRefunded,
     };
   }
 

@@ -103,6 +103,7 @@ export function createPaymentIntentService(deps: PaymentIntentServiceDeps): Paym
         updatedAt: now,
         expiresAt: new Date(now.getTime() + deps.checkoutTtlMs),
         deletedAt: null,
+        amountRefunded: 0n,
       };
       const result = await intents.insert(record);
       if (result.inserted) {

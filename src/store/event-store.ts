@@ -1,4 +1,5 @@
 import type { EventRecord, EventType } from "../domain/event.js";
+import type { RefundRecord } from "../domain/refund.js";
 import type { IntentWithAccount } from "./payment-intent-store.js";
 
 /**
@@ -8,7 +9,7 @@ import type { IntentWithAccount } from "./payment-intent-store.js";
 export type RenderedEvent = Pick<EventRecord, "id" | "createdAt" | "payload" | "body">;
 
 /**
- * EventOutbox is how a PaymentIntentStore records events (README, Webhooks):
+ * EventOutbox is how a PaymentIntentStore (and a RefundStore) records events (README, Webhooks):
  * for every change that eventTypeOf (domain/event.ts) says records an event,
  * the store, inside the transaction that writes the change,
  *   1. reads the intent after the change with its list-item account (as
@@ -26,8 +27,11 @@ export type RenderedEvent = Pick<EventRecord, "id" | "createdAt" | "payload" | "
  * behaviour).
  */
 export interface EventOutbox {
-  /** The event's id, time and both renderings. Called inside the transaction; must not throw. */
-  render(type: EventType, change: IntentWithAccount, at: Date): RenderedEvent;
+  /**
+   * The event's id, time and both renderings. Called inside the transaction;
+   * must not throw. refund: the refund a refund.* event reports, right after the change.
+   */
+  render(type: EventType, change: IntentWithAccount, at: Date, refund?: RefundRecord): RenderedEvent;
   /** A new delivery id ("whd_" + UUIDv7). */
   deliveryId(): string;
   /** Told after the commit (wakes the delivery engine and event streams). Must not throw. */

@@ -1,5 +1,6 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { PaymentIntentRecord } from "../domain/payment-intent.js";
+import type { RefundRecord } from "../domain/refund.js";
 
 /** What a write is told when a text value cannot be stored. Fixed: the value itself is never echoed. */
 export const unstorableTextMessage = "the request contains text that cannot be stored (a NUL character or invalid Unicode)";
@@ -45,5 +46,20 @@ export function intentTexts(record: PaymentIntentRecord): (string | null)[] {
     record.requestFingerprint,
     ...record.paymentMethods,
     ...record.splits.map((s) => s.settlementAccountId),
+  ];
+}
+
+/** refundTexts is every text a refund's insert stores: what both refund stores check before writing one. */
+export function refundTexts(record: RefundRecord): (string | null)[] {
+  return [
+    record.id,
+    record.merchantId,
+    record.paymentIntentId,
+    record.attemptId,
+    record.clientReference,
+    record.requestFingerprint,
+    record.failureReason,
+    record.processor,
+    record.processorReference,
   ];
 }

@@ -114,6 +114,7 @@ describe("no client value in any SQL text", { skip }, () => {
       updatedAt: now,
       expiresAt: new Date(now.getTime() + 60_000),
       deletedAt: null,
+      amountRefunded: 0n,
     };
     assert.equal((await intents.insert(record)).inserted, true);
     // The idempotent replay, and a second intent to pay and expire.
@@ -247,6 +248,7 @@ describe("no client value in any SQL text", { skip }, () => {
         updatedAt: now,
         expiresAt: new Date(now.getTime() + 60_000),
         deletedAt: null,
+        amountRefunded: 0n,
       };
       assert.equal((await hooked.intents.insert(record)).inserted, true);
       assert.equal((await hooked.intents.insert({ ...record, id: `${hooks.intentId}2` })).inserted, false);

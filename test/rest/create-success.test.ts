@@ -54,6 +54,7 @@ describe("REST create payment intent: success", () => {
       // RFC 3339 UTC with milliseconds, even when they are zero.
       createdAt: "2025-03-04T05:06:07.000Z",
       updatedAt: "2025-03-04T05:06:07.000Z",
+      amountRefunded: "0",
     });
   });
 
@@ -94,6 +95,7 @@ describe("REST create payment intent: success", () => {
       settlementAccounts: [{ settlementAccountId: account.id, splitAmount: "200000" }],
       createdAt: "2025-03-04T05:06:08.123Z",
       updatedAt: "2025-03-04T05:06:08.123Z",
+      amountRefunded: "0",
     });
   });
 

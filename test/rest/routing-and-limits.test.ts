@@ -33,12 +33,12 @@ describe("REST routing", () => {
   const notFound: { name: string; method: string; path: (server: TestServer) => string }[] = [
     { name: "an unknown path under the base path", method: "GET", path: () => "/v2/payments" },
     { name: "an unknown version", method: "GET", path: () => "/v3/payment-intents" },
-    { name: "a path below an item", method: "GET", path: () => "/v2/payment-intents/pi_1/refunds" },
+    { name: "a path below an item", method: "GET", path: () => "/v2/payment-intents/pi_1/captures" },
     { name: "a trailing slash", method: "GET", path: () => "/v2/payment-intents/" },
     { name: "the route without the base path", method: "GET", path: (s) => `${s.url}/v2/payment-intents` },
     { name: "a base path prefix", method: "GET", path: (s) => `${s.url}/v1x/v2/payment-intents` },
     { name: "the root", method: "GET", path: (s) => `${s.url}/` },
-    { name: "an unknown path with POST", method: "POST", path: () => "/v2/refunds" },
+    { name: "an unknown path with POST", method: "POST", path: () => "/v2/payouts" },
   ];
   for (const { name, method, path } of notFound) {
     it(`answers 404 for ${name}, before checking the key`, async () => {

@@ -88,6 +88,7 @@ describe("gRPC with @grpc/grpc-js", () => {
         paymentMethods: [{ id: "pm_bank_transfer", type: "bank_transfer", attributes: [{ name: "Virtual account" }] }],
         createdAt: response.createdAt,
         updatedAt: response.createdAt,
+        amountRefunded: 0n,
       }),
     );
     assert.deepEqual(header?.get("idempotent-replayed"), []);

@@ -133,6 +133,7 @@ for (const protocol of rpcProtocols) {
           settlementAccounts: [{ settlementAccountId: account.id, splitAmount: 20000n }],
           createdAt: intent.createdAt,
           updatedAt: intent.updatedAt,
+          amountRefunded: 0n,
         }),
       );
       assert.equal(typeof intent.amount, "bigint");

@@ -91,6 +91,7 @@ describe("health probes and gRPC health", () => {
       "",
       "payments.v2.EventService",
       "payments.v2.PaymentIntentService",
+      "payments.v2.RefundService",
       "payments.v2.SettlementAccountService",
       "payments.v2.WebhookEndpointService",
     ]) {
@@ -114,6 +115,7 @@ describe("health probes and gRPC health", () => {
       "",
       "payments.v2.EventService",
       "payments.v2.PaymentIntentService",
+      "payments.v2.RefundService",
       "payments.v2.SettlementAccountService",
       "payments.v2.WebhookEndpointService",
     ]);

@@ -23,6 +23,7 @@ const servedServices = [
   "grpc.reflection.v1alpha.ServerReflection",
   "payments.v2.EventService",
   "payments.v2.PaymentIntentService",
+  "payments.v2.RefundService",
   "payments.v2.SettlementAccountService",
   "payments.v2.WebhookEndpointService",
 ];

@@ -85,6 +85,7 @@ export function intentRecord(overrides: Partial<PaymentIntentRecord> = {}): Paym
     updatedAt: createdAt,
     expiresAt: new Date(createdAt.getTime() + 86_400_000),
     deletedAt: null,
+    amountRefunded: 0n,
     ...overrides,
   };
 }

@@ -161,6 +161,7 @@ export function createFakeWebhookStores(): FakeWebhookStores {
           clientReference: `order-${counter}`,
           createdAt: timestamp(at),
           updatedAt: timestamp(at),
+          amountRefunded: 0n,
         }),
       });
       const record = { id, merchantId, type, paymentIntentId, createdAt: at, payload: toBinary(EventSchema, message), body: encode(message), seq: counter };

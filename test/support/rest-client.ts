@@ -19,6 +19,9 @@ export type PaymentIntentListItemJson = Schemas["PaymentIntentListItem"];
 
 export type PaymentIntentListJson = Schemas["ListPaymentIntentsResponse"];
 
+/** A refund as every REST route answers it. */
+export type RefundJson = Schemas["Refund"];
+
 /** An event as GET /v2/events/{id} answers it and as it is delivered. */
 export type EventJson = Schemas["Event"];
 
@@ -47,6 +50,8 @@ export const paymentIntentKeys = [
   "settlementAccounts",
   "createdAt",
   "updatedAt",
+  // Issue 19's refunds add it to the §2.1 shape.
+  "amountRefunded",
 ] as const;
 
 /** Keys a list item may carry (§4.2 and the note under §2.4). */

@@ -17,6 +17,10 @@ import { createPaymentMethodCatalogue } from "../../src/service/payment-method-c
 import type { EventStore } from "../../src/store/event-store.js";
 import { createMemoryStores } from "../../src/store/memory/create-memory-stores.js";
 import type { PaymentIntentStore } from "../../src/store/payment-intent-store.js";
+import type { RefundStore } from "../../src/store/refund-store.js";
+import { createTestModeProcessor, type ChargingProcessor } from "../../src/processor/test-mode-processor.js";
+import type { RefundingProcessor } from "../../src/service/refund-settler.js";
+import { createRefundParts, type RefundParts } from "../../src/server/refund-parts.js";
 import type { SettlementAccountStore } from "../../src/store/settlement-account-store.js";
 import type { WebhookEndpointStore } from "../../src/store/webhook-endpoint-store.js";
 import type { DeliveryQueue } from "../../src/store/delivery-queue.js";
@@ -33,6 +37,10 @@ export interface TestServer extends ListeningServer {
   bearer(merchantId?: string): string;
   readonly intents: PaymentIntentStore;
   readonly accounts: SettlementAccountStore;
+  /** The refunds behind RefundService, in the server's store kind. */
+  readonly refunds: RefundStore;
+  /** What refunds run beside the API: the reconciler, the late-success and notice handlers. */
+  readonly refundParts: RefundParts;
   /** The in-test event and endpoint stores behind EventService and WebhookEndpointService (webhookStores "fake" only). */
   readonly webhooks: FakeWebhookStores;
   /** The stores' own events, endpoints and deliveries (webhookStores "recorded" only). */
@@ -76,6 +84,16 @@ export interface TestServerOptions {
   webhooks?: Partial<Omit<NonNullable<AppOptions["webhooks"]>, "events" | "endpoints" | "notifier">>;
   /** Listener limits (timeouts, HTTP/2 stream cap). */
   limits?: ListenOptions["limits"];
+  /**
+   * Runs on this PostgreSQL database instead of a fresh one (migrating it if
+   * needed, never dropping it), so several servers share one database as
+   * instances of one service do.
+   */
+  databaseUrl?: string;
+  /** The processor the checkout charges and refunds go through; default the test-mode processor. */
+  processor?: ChargingProcessor & RefundingProcessor;
+  /** PROCESSOR_TIMEOUT_MS for refunds' processor calls. */
+  processorTimeoutMs?: number;
 }
 
 /** The store the suites run on by default in this process. */
@@ -109,15 +127,16 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   // One memory state for all, so list items show the accounts registered (as one database does).
   const memory = createMemoryStores({ outbox });
   let intents = options.intents ?? memory.intents;
+  let refunds = memory.refunds;
   let accounts = options.accounts ?? memory.accounts;
   let verifier: ApiKeyVerifier = createMemoryApiKeyVerifier(entries);
   let recorded: RecordedWebhooks = { events: memory.events, endpoints: memory.endpoints, deliveryQueue: memory.deliveryQueue };
   let closeStores = async () => {};
-  if ((options.store ?? testStoreKind) === "postgres" && !options.intents && !options.accounts) {
-    const database = await createTestDatabase();
+  if ((options.databaseUrl || (options.store ?? testStoreKind) === "postgres") && !options.intents && !options.accounts) {
+    const database = options.databaseUrl ? { url: options.databaseUrl, drop: async () => {} } : await createTestDatabase();
     const stores = await openMigratedStores(database.url, { clock, outbox });
     for (const { merchantId, key } of entries) await stores.apiKeys.addKey(merchantId, key);
-    ({ intents, accounts } = stores);
+    ({ intents, accounts, refunds } = stores);
     recorded = { events: stores.events, endpoints: stores.endpoints, deliveryQueue: stores.deliveryQueue };
     verifier = stores.apiKeys;
     closeStores = async () => {
@@ -131,6 +150,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   let handler: NodeHandler = () => {};
   const server = await listen((req, res) => handler(req, res), { host: "127.0.0.1", port: 0, limits: options.limits });
   if (options.wrapVerifier) verifier = options.wrapVerifier(verifier);
+  const processor = options.processor ?? createTestModeProcessor();
+  const logger = options.logger ?? silentLogger;
+  const refundParts = createRefundParts({ refunds, intents, processor, clock, ids, logger, processorTimeoutMs: options.processorTimeoutMs });
   presenter = createPaymentIntentPresenter({ publicUrl: server.url, catalogue: createPaymentMethodCatalogue(options.processors ?? ["paystack"]) });
   handler = createApp({
     intents,
@@ -138,7 +160,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     verifier,
     clock,
     ids,
-    logger: options.logger ?? silentLogger,
+    logger,
     publicUrl: server.url,
     basePath,
     processors: options.processors ?? ["paystack"],
@@ -153,6 +175,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       resolve: publicResolver,
       ...options.webhooks,
     },
+    processor,
+    refunds: refundParts,
     ...options.app,
   });
   return {
@@ -166,6 +190,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     bearer: (merchantId = "merchantA") => `Bearer ${keys[merchantId]}`,
     intents,
     accounts,
+    refunds,
+    refundParts,
     get webhooks(): FakeWebhookStores {
       if (outbox) throw new Error('this test server records events in its own stores (webhookStores: "recorded"): change intents through the API');
       return fake;

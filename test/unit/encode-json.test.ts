@@ -58,6 +58,7 @@ describe("createRestEncoders", () => {
       settlementAccounts: [],
       createdAt: null,
       updatedAt: null,
+      amountRefunded: null,
     });
   });
 
@@ -71,6 +72,7 @@ describe("createRestEncoders", () => {
       settlementAccounts: [{ settlementAccountId: "sa_1", splitAmount: 9_007_199_254_740_993n }],
       createdAt,
       updatedAt,
+      amountRefunded: 0n,
     });
     assert.deepEqual(encodeRestJson(PaymentIntentSchema, message), {
       ...intentJson,
@@ -85,6 +87,8 @@ describe("createRestEncoders", () => {
       settlementAccounts: [{ settlementAccountId: "sa_1", splitAmount: "9007199254740993" }],
       createdAt: "2024-05-01T10:00:00.000Z",
       updatedAt: "2024-05-01T10:00:01.050Z",
+      // An optional int64 set to 0 is present, as a string: amountRefunded is "0" before any refund.
+      amountRefunded: "0",
     });
   });
 

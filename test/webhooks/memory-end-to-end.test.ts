@@ -74,8 +74,9 @@ describe("webhooks end to end (memory stores)", () => {
     const event = new Webhook(endpoint.secret).verify(got.body, got.headers as Record<string, string>) as Record<string, any>;
     const get = await service.call("GET", `/v2/payment-intents/${intent.id}`, { key: merchant.apiKey });
     assert.equal(get.status, 200);
-    assert.deepEqual(Object.keys(event), ["id", "type", "timestamp", "data"]);
+    assert.deepEqual(Object.keys(event), ["id", "type", "timestamp", "data", "refund"]);
     assert.equal(event.type, "payment_intent.created");
+    assert.equal(event.refund, null);
     assert.match(event.id, /^evt_[0-9a-f-]{36}$/);
     assert.equal(event.timestamp, get.body.createdAt);
     assert.deepEqual(event.data, get.body);

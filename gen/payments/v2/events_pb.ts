@@ -14,6 +14,8 @@ import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import { file_payments_rules_v1_rules } from "../rules/v1/rules_pb.js";
 import type { PaymentIntentListItem } from "./payment_intent_pb.js";
 import { file_payments_v2_payment_intent } from "./payment_intent_pb.js";
+import type { Refund } from "./refunds_pb.js";
+import { file_payments_v2_refunds } from "./refunds_pb.js";
 import type { WebhookDelivery } from "./webhook_endpoints_pb.js";
 import { file_payments_v2_webhook_endpoints } from "./webhook_endpoints_pb.js";
 import type { Message } from "@bufbuild/protobuf";
@@ -22,11 +24,11 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file payments/v2/events.proto.
  */
 export const file_payments_v2_events: GenFile = /*@__PURE__*/
-  fileDesc("ChhwYXltZW50cy92Mi9ldmVudHMucHJvdG8SC3BheW1lbnRzLnYyIrgBCgVFdmVudBIbCgJpZBgBIAEoCUIPuv0YC8o+CGV2ZW50X2lkEh8KBHR5cGUYAiABKAlCEbr9GA3KPgpldmVudF90eXBlEjYKCXRpbWVzdGFtcBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCB7r9GAPIAQESOQoEZGF0YRgEIAEoCzIiLnBheW1lbnRzLnYyLlBheW1lbnRJbnRlbnRMaXN0SXRlbUIHuv0YA8gBASKoAQoRTGlzdEV2ZW50c1JlcXVlc3QSKAoJcGFnZV9zaXplGAEgASgFQhC6/RgMyj4JcGFnZV9zaXplSACIAQESEgoKcGFnZV90b2tlbhgCIAEoCRIiCgR0eXBlGAMgASgJQhS6/RgQ2AEByj4KZXZlbnRfdHlwZRIjChFwYXltZW50X2ludGVudF9pZBgEIAEoCUIIuv0YBHICGGRCDAoKX3BhZ2Vfc2l6ZSJRChJMaXN0RXZlbnRzUmVzcG9uc2USIgoGZXZlbnRzGAEgAygLMhIucGF5bWVudHMudjIuRXZlbnQSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIh0KD0dldEV2ZW50UmVxdWVzdBIKCgJpZBgBIAEoCSJAChVSZWRlbGl2ZXJFdmVudFJlcXVlc3QSCgoCaWQYASABKAkSGwoTd2ViaG9va19lbmRwb2ludF9pZBgCIAEoCSJKChZSZWRlbGl2ZXJFdmVudFJlc3BvbnNlEjAKCmRlbGl2ZXJpZXMYASADKAsyHC5wYXltZW50cy52Mi5XZWJob29rRGVsaXZlcnkiVgoTU3RyZWFtRXZlbnRzUmVxdWVzdBIWCg5hZnRlcl9ldmVudF9pZBgBIAEoCRInCgV0eXBlcxgCIAMoCUIYuv0YFJIBERgBIg3KPgpldmVudF90eXBlMpEDCgxFdmVudFNlcnZpY2USYQoKTGlzdEV2ZW50cxIeLnBheW1lbnRzLnYyLkxpc3RFdmVudHNSZXF1ZXN0Gh8ucGF5bWVudHMudjIuTGlzdEV2ZW50c1Jlc3BvbnNlIhKC0+STAgwSCi92Mi9ldmVudHMSVQoIR2V0RXZlbnQSHC5wYXltZW50cy52Mi5HZXRFdmVudFJlcXVlc3QaEi5wYXltZW50cy52Mi5FdmVudCIXgtPkkwIREg8vdjIvZXZlbnRzL3tpZH0SfwoOUmVkZWxpdmVyRXZlbnQSIi5wYXltZW50cy52Mi5SZWRlbGl2ZXJFdmVudFJlcXVlc3QaIy5wYXltZW50cy52Mi5SZWRlbGl2ZXJFdmVudFJlc3BvbnNlIiSC0+STAh46ASoiGS92Mi9ldmVudHMve2lkfS9yZWRlbGl2ZXISRgoMU3RyZWFtRXZlbnRzEiAucGF5bWVudHMudjIuU3RyZWFtRXZlbnRzUmVxdWVzdBoSLnBheW1lbnRzLnYyLkV2ZW50MAFiBnByb3RvMw", [file_google_api_annotations, file_google_protobuf_timestamp, file_payments_rules_v1_rules, file_payments_v2_payment_intent, file_payments_v2_webhook_endpoints]);
+  fileDesc("ChhwYXltZW50cy92Mi9ldmVudHMucHJvdG8SC3BheW1lbnRzLnYyIt0BCgVFdmVudBIbCgJpZBgBIAEoCUIPuv0YC8o+CGV2ZW50X2lkEh8KBHR5cGUYAiABKAlCEbr9GA3KPgpldmVudF90eXBlEjYKCXRpbWVzdGFtcBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCB7r9GAPIAQESOQoEZGF0YRgEIAEoCzIiLnBheW1lbnRzLnYyLlBheW1lbnRJbnRlbnRMaXN0SXRlbUIHuv0YA8gBARIjCgZyZWZ1bmQYBSABKAsyEy5wYXltZW50cy52Mi5SZWZ1bmQiqAEKEUxpc3RFdmVudHNSZXF1ZXN0EigKCXBhZ2Vfc2l6ZRgBIAEoBUIQuv0YDMo+CXBhZ2Vfc2l6ZUgAiAEBEhIKCnBhZ2VfdG9rZW4YAiABKAkSIgoEdHlwZRgDIAEoCUIUuv0YENgBAco+CmV2ZW50X3R5cGUSIwoRcGF5bWVudF9pbnRlbnRfaWQYBCABKAlCCLr9GARyAhhkQgwKCl9wYWdlX3NpemUiUQoSTGlzdEV2ZW50c1Jlc3BvbnNlEiIKBmV2ZW50cxgBIAMoCzISLnBheW1lbnRzLnYyLkV2ZW50EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSIdCg9HZXRFdmVudFJlcXVlc3QSCgoCaWQYASABKAkiQAoVUmVkZWxpdmVyRXZlbnRSZXF1ZXN0EgoKAmlkGAEgASgJEhsKE3dlYmhvb2tfZW5kcG9pbnRfaWQYAiABKAkiSgoWUmVkZWxpdmVyRXZlbnRSZXNwb25zZRIwCgpkZWxpdmVyaWVzGAEgAygLMhwucGF5bWVudHMudjIuV2ViaG9va0RlbGl2ZXJ5IlYKE1N0cmVhbUV2ZW50c1JlcXVlc3QSFgoOYWZ0ZXJfZXZlbnRfaWQYASABKAkSJwoFdHlwZXMYAiADKAlCGLr9GBSSAREYASINyj4KZXZlbnRfdHlwZTKRAwoMRXZlbnRTZXJ2aWNlEmEKCkxpc3RFdmVudHMSHi5wYXltZW50cy52Mi5MaXN0RXZlbnRzUmVxdWVzdBofLnBheW1lbnRzLnYyLkxpc3RFdmVudHNSZXNwb25zZSISgtPkkwIMEgovdjIvZXZlbnRzElUKCEdldEV2ZW50EhwucGF5bWVudHMudjIuR2V0RXZlbnRSZXF1ZXN0GhIucGF5bWVudHMudjIuRXZlbnQiF4LT5JMCERIPL3YyL2V2ZW50cy97aWR9En8KDlJlZGVsaXZlckV2ZW50EiIucGF5bWVudHMudjIuUmVkZWxpdmVyRXZlbnRSZXF1ZXN0GiMucGF5bWVudHMudjIuUmVkZWxpdmVyRXZlbnRSZXNwb25zZSIkgtPkkwIeOgEqIhkvdjIvZXZlbnRzL3tpZH0vcmVkZWxpdmVyEkYKDFN0cmVhbUV2ZW50cxIgLnBheW1lbnRzLnYyLlN0cmVhbUV2ZW50c1JlcXVlc3QaEi5wYXltZW50cy52Mi5FdmVudDABYgZwcm90bzM", [file_google_api_annotations, file_google_protobuf_timestamp, file_payments_rules_v1_rules, file_payments_v2_payment_intent, file_payments_v2_refunds, file_payments_v2_webhook_endpoints]);
 
 /**
- * Event is one change to a payment intent: the webhook delivery body and the
- * REST resource are this message's JSON.
+ * Event is one change to a payment intent or to one of its refunds: the
+ * webhook delivery body and the REST resource are this message's JSON.
  *
  * @generated from message payments.v2.Event
  */
@@ -37,6 +39,9 @@ export type Event = Message<"payments.v2.Event"> & {
   id: string;
 
   /**
+   * payment_intent.created, .succeeded, .payment_failed, .failed, .expired or
+   * .cancelled; refund.created, .succeeded or .failed.
+   *
    * @generated from field: string type = 2;
    */
   type: string;
@@ -55,6 +60,14 @@ export type Event = Message<"payments.v2.Event"> & {
    * @generated from field: payments.v2.PaymentIntentListItem data = 4;
    */
   data?: PaymentIntentListItem | undefined;
+
+  /**
+   * The refund a refund.* event reports, as it was right after the change;
+   * unset for other events.
+   *
+   * @generated from field: payments.v2.Refund refund = 5;
+   */
+  refund?: Refund | undefined;
 };
 
 /**

@@ -57,12 +57,17 @@ export function createRestProtocol(options: RestProtocolOptions): RestProtocol {
     const procedure = options.procedures.get(`/${route.service.typeName}/${route.method.name}`);
     if (!procedure) throw new Error(`no procedure serves ${route.httpMethod} ${route.path.template}`);
     const item = routes.match("GET", `${route.path.template}/x`);
+    // A resource created under another (a refund under its intent) is read at its own route: the GET of the same message by {id}.
+    const reader = routes.routes.find((r) => r.httpMethod === "GET" && r.method.output === route.method.output && r.path.template.endsWith("/{id}"));
     compiled.set(route, {
       procedure,
       input: route.method.input,
       encode: options.encoders.encoderFor(route.method.output),
       creates: route.httpMethod === "POST" && route.method.name.startsWith("Create"),
-      locationPrefix: route.httpMethod === "POST" && item.kind === "found" ? `${basePath}${route.path.template}/` : undefined,
+      locationPrefix:
+        route.httpMethod !== "POST" ? undefined
+        : item.kind === "found" ? `${basePath}${route.path.template}/`
+        : reader && `${basePath}${reader.path.template.slice(0, -"{id}".length)}`,
       paged: route.method.output.fields.some((f) => f.name === "next_page_token"),
     });
   }
@@ -78,7 +83,10 @@ export function createRestProtocol(options: RestProtocolOptions): RestProtocol {
       init = query === "" ? {} : decodeRestQuery(route.method.input, new URLSearchParams(query), route.path.variables);
     }
     for (const name in pathValues) {
-      init[route.method.input.fields.find((f) => f.name === name)!.localName] = pathValues[name];
+      const field = route.method.input.fields.find((f) => f.name === name)!;
+      // google.api.http maps to the body only the fields the path does not bind: a second value, maybe a different one, is refused.
+      if (init[field.localName] !== undefined) throw invalid(`${field.jsonName} is given by the path; leave it out of the body`);
+      init[field.localName] = pathValues[name];
     }
     return create(route.method.input, init as never) as Message;
   }

@@ -1,19 +1,24 @@
 import { createMemoryDeliveryQueue, type MemoryDeliveryQueue } from "./memory-delivery-queue.js";
 import type { EventOutbox, EventStore } from "../event-store.js";
 import type { PaymentIntentStore } from "../payment-intent-store.js";
+import type { RefundStore } from "../refund-store.js";
 import type { SettlementAccountStore } from "../settlement-account-store.js";
 import type { WebhookEndpointStore } from "../webhook-endpoint-store.js";
 import { createMemoryAccountTable } from "./memory-account-table.js";
 import { createMemoryEndpointTable } from "./memory-endpoint-table.js";
 import { createMemoryEventStore } from "./memory-event-store.js";
 import { createMemoryEventTable } from "./memory-event-table.js";
+import { createMemoryEventRecorder } from "./memory-event-recorder.js";
 import { createMemoryPaymentIntentStore } from "./memory-payment-intent-store.js";
+import { createMemoryRefundStore } from "./memory-refund-store.js";
 import { createMemorySettlementAccountStore } from "./memory-settlement-account-store.js";
 import { createMemoryWebhookEndpointStore } from "./memory-webhook-endpoint-store.js";
 
 /** The in-memory data stores, sharing one set of settlement accounts and one set of events, endpoints and deliveries. */
 export interface MemoryStores {
   intents: PaymentIntentStore;
+  /** Refunds of those intents, which change their amountRefunded. */
+  refunds: RefundStore;
   accounts: SettlementAccountStore;
   events: EventStore;
   endpoints: WebhookEndpointStore;
@@ -35,8 +40,10 @@ export interface MemoryStoresOptions {
 export function createMemoryStores(options: MemoryStoresOptions = {}): MemoryStores {
   const table = createMemoryAccountTable();
   const webhooks = { events: createMemoryEventTable(), endpoints: createMemoryEndpointTable(), queue: createMemoryDeliveryQueue() };
+  const intents = createMemoryPaymentIntentStore({ accounts: table, outbox: options.outbox, webhooks });
   return {
-    intents: createMemoryPaymentIntentStore({ accounts: table, outbox: options.outbox, webhooks }),
+    intents,
+    refunds: createMemoryRefundStore({ intents: intents.access, recorder: options.outbox && createMemoryEventRecorder(options.outbox, webhooks) }),
     accounts: createMemorySettlementAccountStore(table),
     events: createMemoryEventStore(webhooks.events, webhooks.queue),
     endpoints: createMemoryWebhookEndpointStore(webhooks),

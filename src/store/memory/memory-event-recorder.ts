@@ -1,4 +1,5 @@
-import { eventTypeOf, type EventRecord, type IntentChange } from "../../domain/event.js";
+import { eventTypeOf, type EventRecord, type EventType, type IntentChange } from "../../domain/event.js";
+import type { RefundRecord } from "../../domain/refund.js";
 import type { MemoryDeliveryQueue } from "./memory-delivery-queue.js";
 import type { EventOutbox } from "../event-store.js";
 import type { IntentWithAccount } from "../payment-intent-store.js";
@@ -21,6 +22,8 @@ export interface MemoryWebhookTables {
 export interface MemoryEventRecorder {
   /** Records the event the change makes (if eventTypeOf names one) and its deliveries; returns it. */
   record(change: IntentChange, after: IntentWithAccount, at: Date): EventRecord | undefined;
+  /** Records an event of the given type (a refund's, with the refund) and its deliveries; returns it. */
+  recordType(type: EventType, after: IntentWithAccount, at: Date, refund?: RefundRecord): EventRecord;
   /** After the change: tells the outbox of the events recorded (none: nothing to tell). */
   committed(events: readonly EventRecord[]): void;
 }
@@ -28,11 +31,13 @@ export interface MemoryEventRecorder {
 /** createMemoryEventRecorder writes events and deliveries through the outbox's rendering into the shared tables. */
 export function createMemoryEventRecorder(outbox: EventOutbox, tables: MemoryWebhookTables): MemoryEventRecorder {
   const { events, endpoints, queue } = tables;
-  return {
+  const recorder: MemoryEventRecorder = {
     record(change, after, at) {
       const type = eventTypeOf(change);
-      if (type === null) return undefined;
-      const rendered = outbox.render(type, after, at);
+      return type === null ? undefined : recorder.recordType(type, after, at);
+    },
+    recordType(type, after, at, refund) {
+      const rendered = outbox.render(type, after, at, refund);
       const event: EventRecord = {
         ...rendered,
         merchantId: after.intent.merchantId,
@@ -51,4 +56,5 @@ export function createMemoryEventRecorder(outbox: EventOutbox, tables: MemoryWeb
       if (recorded.length > 0) outbox.committed(recorded.map(copyEvent));
     },
   };
+  return recorder;
 }

@@ -29,6 +29,23 @@ export interface MemoryPaymentIntentStoreOptions {
   webhooks?: MemoryWebhookTables;
 }
 
+/**
+ * MemoryIntentAccess is how another memory store of the same state writes
+ * an intent (the refund store: amountRefunded): on the intent's own queue,
+ * one write at a time, as the row lock makes it in PostgreSQL.
+ */
+export interface MemoryIntentAccess {
+  /** Runs work on the queue of the merchant's intent with a copy of its record; undefined: no such intent of the merchant. */
+  serialized<T>(merchantId: string, id: string, work: (record: PaymentIntentRecord | undefined) => Promise<T> | T): Promise<T>;
+  /** Replaces the stored record of an intent (inside serialized) and returns it as events show it, with its list-item account. */
+  replace(record: PaymentIntentRecord): IntentWithAccount;
+}
+
+/** The memory intent store, with the access the refund store of the same state writes through. */
+export interface MemoryPaymentIntentStore extends PaymentIntentStore {
+  readonly access: MemoryIntentAccess;
+}
+
 /** One stored intent. A write replaces its record; the indexes hold the slot, so they never go stale. */
 interface Slot {
   record: PaymentIntentRecord;
@@ -46,7 +63,7 @@ const keyOf = (slot: Slot) => slot.record;
  * copies only what it returns; a clientReference filter is one lookup in the
  * reference index; the expiry sweep reads a heap of deadlines.
  */
-export function createMemoryPaymentIntentStore(options: MemoryPaymentIntentStoreOptions = {}): PaymentIntentStore {
+export function createMemoryPaymentIntentStore(options: MemoryPaymentIntentStoreOptions = {}): MemoryPaymentIntentStore {
   const accounts = options.accounts ?? createMemoryAccountTable();
   const recorder: MemoryEventRecorder | undefined =
     options.outbox &&
@@ -109,6 +126,16 @@ export function createMemoryPaymentIntentStore(options: MemoryPaymentIntentStore
   }
 
   return {
+    access: {
+      serialized: (merchantId, id, work) => serialized(id, async () => work(ownSlot(merchantId, id) && copy(ownSlot(merchantId, id)!.record))),
+      replace(record) {
+        const slot = ownSlot(record.merchantId, record.id);
+        if (!slot) throw new Error(`no payment intent ${record.id} to replace`);
+        slot.record = copy(record);
+        return withAccount(slot.record);
+      },
+    },
+
     async insert(record): Promise<InsertResult> {
       checkStorableText(intentTexts(record));
       const key = referenceKey(record.merchantId, record.clientReference);

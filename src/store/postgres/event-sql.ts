@@ -1,5 +1,6 @@
 import type { EventRecord, EventType } from "../../domain/event.js";
 import type { PaymentIntentRecord } from "../../domain/payment-intent.js";
+import type { RefundRecord } from "../../domain/refund.js";
 import type { SettlementAccountRecord } from "../../domain/settlement-account.js";
 import type { EventOutbox } from "../event-store.js";
 import { accountColumns, readAccount } from "./account-rows.js";
@@ -99,6 +100,8 @@ export interface EventChange {
   intent: PaymentIntentRecord;
   context: EventContext;
   at: Date;
+  /** The refund a refund.* event reports, right after the change. */
+  refund?: RefundRecord;
 }
 
 /**
@@ -133,7 +136,7 @@ function render(outbox: EventOutbox, changes: readonly EventChange[]): { events:
   const events: EventRecord[] = [];
   const deliveries: NewDeliveryRow[] = [];
   for (const change of changes) {
-    const rendered = outbox.render(change.type, { intent: change.intent, account: change.context.account }, change.at);
+    const rendered = outbox.render(change.type, { intent: change.intent, account: change.context.account }, change.at, change.refund);
     const event: EventRecord = {
       ...rendered,
       merchantId: change.intent.merchantId,

@@ -46,11 +46,12 @@ export function intentColumns(t: string): string {
     epochMs(`${t}.deleted_at`),
     `(select json_agg(json_build_array(s.settlement_account_id, s.split_amount::text) order by s.position)
         from payment_intent_splits s where s.payment_intent_id = ${t}.id)`,
+    `${t}.amount_refunded`,
   ].join(", ");
 }
 
 /** How many columns intentColumns yields. */
-export const intentColumnCount = 18;
+export const intentColumnCount = 19;
 
 /** Reads intentColumns starting at start. */
 export function readIntent(row: Row, start = 0): PaymentIntentRecord {
@@ -82,6 +83,7 @@ export function readIntent(row: Row, start = 0): PaymentIntentRecord {
     updatedAt: parseEpochMs(row[start + 14]!),
     expiresAt: parseEpochMs(row[start + 15]!),
     deletedAt: parseNullableEpochMs(row[start + 16] ?? null),
+    amountRefunded: BigInt(row[start + 18]!),
   };
 }
 

@@ -6,6 +6,7 @@ import type { ApiKeyStore } from "../api-key-store.js";
 import type { EventOutbox, EventStore } from "../event-store.js";
 import type { MerchantDirectory } from "../merchant-directory.js";
 import type { PaymentIntentStore } from "../payment-intent-store.js";
+import type { RefundStore } from "../refund-store.js";
 import type { SettlementAccountStore } from "../settlement-account-store.js";
 import type { StoreHealth } from "../store-health.js";
 import type { WebhookEndpointStore } from "../webhook-endpoint-store.js";
@@ -18,12 +19,15 @@ import { createPostgresDeliveryQueue } from "./postgres-delivery-queue.js";
 import { createPostgresEventStore } from "./postgres-event-store.js";
 import { createPostgresMerchantDirectory } from "./postgres-merchant-directory.js";
 import { createPostgresPaymentIntentStore } from "./postgres-payment-intent-store.js";
+import { createPostgresRefundStore } from "./postgres-refund-store.js";
 import { createPostgresSettlementAccountStore } from "./postgres-settlement-account-store.js";
 import { createPostgresStoreHealth } from "./postgres-store-health.js";
 import { createPostgresWebhookEndpointStore } from "./postgres-webhook-endpoint-store.js";
 
 export interface PostgresStores {
   intents: PaymentIntentStore;
+  /** Refunds of those intents, which change their amount_refunded. */
+  refunds: RefundStore;
   accounts: SettlementAccountStore;
   apiKeys: ApiKeyStore;
   /** Readiness: whether the database answers, from the pool's own state, and whether migrations are pending. */
@@ -87,6 +91,7 @@ export async function openPostgresStores(options: OpenPostgresOptions): Promise<
   return {
     settings,
     intents: createPostgresPaymentIntentStore(db, { outbox: options.outbox }),
+    refunds: createPostgresRefundStore(db, { outbox: options.outbox }),
     events: createPostgresEventStore(db),
     endpoints: createPostgresWebhookEndpointStore(db, { secretBox }),
     deliveryQueue: createPostgresDeliveryQueue(db, { secretBox }),

@@ -31,6 +31,7 @@ export function createLiveIntents(clock: Clock, ids: IdGenerator) {
       updatedAt: now,
       expiresAt: new Date(now.getTime() + 86_400_000),
       deletedAt: null,
+      amountRefunded: 0n,
       ...overrides,
     };
   };

@@ -236,7 +236,7 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
         "description": "CreateRefund refunds part or all of what is left of a successful intent, or replays the stored refund when the same clientReference arrives again with an identical request.",
         "parameters": [
           {
-            "name": "paymentIntentId",
+            "name": "payment_intent_id",
             "in": "path",
             "required": true,
             "description": "The successful payment intent to refund.",
@@ -275,7 +275,7 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
         "description": "ListRefunds lists an intent's refunds newest first, with keyset paging as for intents.",
         "parameters": [
           {
-            "name": "paymentIntentId",
+            "name": "payment_intent_id",
             "in": "path",
             "required": true,
             "description": "The payment intent.",

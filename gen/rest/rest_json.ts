@@ -873,7 +873,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The payment intent. */
-                paymentIntentId: string;
+                payment_intent_id: string;
             };
             cookie?: never;
         };
@@ -896,7 +896,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The successful payment intent to refund. */
-                paymentIntentId: string;
+                payment_intent_id: string;
             };
             cookie?: never;
         };

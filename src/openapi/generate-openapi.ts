@@ -43,8 +43,8 @@ export interface GenerateOpenApiOptions {
 /**
  * generateOpenApi describes the REST routes of the services from their
  * descriptors alone: one operation per google.api.http rule, named after its
- * RPC; path variables and (for routes without a body) the request's other
- * scalar fields as parameters, by JSON name; the body and the answer as
+ * RPC; path variables as the template spells them and (for routes without a
+ * body) the request's other scalar fields as parameters, by JSON name; the body and the answer as
  * schemas of their messages (proto-schemas.ts), with the field rules as
  * keywords and the proto comments as descriptions. `npm run generate` runs
  * it (scripts/protoc-gen-rest) into gen/rest/; a test runs it on altered
@@ -56,8 +56,9 @@ export function generateOpenApi(options: GenerateOpenApiOptions): GeneratedOpenA
   for (const binding of readHttpBindings(options.services, options.httpExtension)) {
     const { method, path } = binding;
     const field = (name: string) => method.input.fields.find((f) => f.name === name)!;
+    // A path variable keeps the template's own spelling (OpenAPI matches the two by name).
     const parameters: GeneratedParameter[] = path.variables.map((name) => ({
-      name: field(name).jsonName,
+      name,
       in: "path" as const,
       required: true as const,
       ...described(options.describe(field(name))),

@@ -90,6 +90,8 @@ export interface RunningService {
   readonly webhooks: RunningWebhooks;
   /** The service's metrics registry and observers (GET /metrics). */
   readonly metrics: ServiceMetrics;
+  /** The one clock every part reads (the test clock with TEST_CLOCK=true). */
+  readonly clock: Clock;
   /**
    * Stops background work and closes the stores: after the listener closed
    * (a graceful shutdown), or at once (tests).
@@ -335,6 +337,7 @@ export async function composeService(config: Config, overrides: ServiceOverrides
     refunds,
     webhooks: { events: stores.events, endpoints: stores.endpoints, notifier, closing: closing.signal, wakeDelivery: () => engine.wake() },
     metrics,
+    clock,
     closeStores,
   };
 }

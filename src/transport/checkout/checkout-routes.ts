@@ -118,7 +118,7 @@ export function createCheckoutRoutes(options: CheckoutRoutesOptions): HttpRoute[
       // Not payable any more (paid in another tab, expired, cancelled). A
       // repeated submit of a paid intent ends where the first one did.
       const view = await options.checkout.view(token);
-      const paid = view.intent.status === "successful" && !view.intent.deletedAt;
+      const paid = view.intent.status === "successful";
       const url = callbackOf(view.intent);
       if (paid && url) {
         url.searchParams.set("reference", view.intent.clientReference);

@@ -1,6 +1,5 @@
 import { create, fromBinary, toBinary, toJsonString, type DescMessage, type Message } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { gunzipSync } from "node:zlib";
 import { decodeJsonMessage } from "../decode-json.js";
 import { parseJsonBody } from "../json-body.js";
 
@@ -43,22 +42,3 @@ export const jsonCodec: MessageCodec = {
   },
   encode: (schema, message) => Buffer.from(toJsonString(schema, message)),
 };
-
-/**
- * decompress undoes gzip, the one compression the service accepts, and
- * refuses to inflate past maxBytes (a small body must not become a large one).
- */
-export function decompress(encoding: string, data: Uint8Array, maxBytes: number): Buffer {
-  if (encoding !== "gzip") throw new ConnectError(`compression ${encoding} is not supported; use gzip or identity`, Code.Unimplemented);
-  try {
-    return gunzipSync(data, { maxOutputLength: maxBytes });
-  } catch (error) {
-    if ((error as { code?: unknown }).code === "ERR_BUFFER_TOO_LARGE") {
-      throw new ConnectError(`message is larger than ${maxBytes} bytes`, Code.ResourceExhausted);
-    }
-    throw new ConnectError("the compressed request is not valid gzip", Code.InvalidArgument);
-  }
-}
-
-/** The encodings a client may send ("identity" and absent mean none). */
-export const acceptedEncodings = "gzip,identity";

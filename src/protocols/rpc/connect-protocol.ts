@@ -3,7 +3,7 @@ import { codeToHttpStatus, codeToString } from "@connectrpc/connect/protocol-con
 import { acceptedEncodings } from "./compression.js";
 import { connectTimeoutOf } from "./deadline.js";
 import { encodeEnvelope, flagEndStream } from "./envelope.js";
-import { headerOf, identityBody, type RpcProtocol } from "./rpc-protocol.js";
+import { headerOf, identityBody, isUnknownMethod, type RpcProtocol } from "./rpc-protocol.js";
 
 /**
  * The Connect protocol (connectrpc.com/docs/protocol). A unary call is a
@@ -53,7 +53,8 @@ export const connectProtocol: RpcProtocol = {
         // A unary call that succeeded was answered by unary(): here is its error.
         const failure = error ?? new ConnectError("the call ended without a response", Code.Internal);
         const body = Buffer.from(JSON.stringify({ code: codeToString(failure.code), message: failure.rawMessage }));
-        res.writeHead(codeToHttpStatus(failure.code), { ...headers, "content-type": "application/json", [accept]: acceptedEncodings, "content-length": body.byteLength });
+        const status = isUnknownMethod(failure) ? 404 : codeToHttpStatus(failure.code);
+        res.writeHead(status, { ...headers, "content-type": "application/json", [accept]: acceptedEncodings, "content-length": body.byteLength });
         res.end(body);
       },
     };

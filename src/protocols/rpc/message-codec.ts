@@ -30,15 +30,19 @@ export const binaryCodec: MessageCodec = {
   encode: (schema, message) => toBinary(schema, message),
 };
 
+/** How the RPC protocols read proto3 JSON: unknown fields are skipped, as in binary. */
+const rpcJson = { proto3: true, ignoreUnknownFields: true };
+
 /**
  * The proto3 JSON codec: the request is read by the same strict decoder as
- * REST bodies (UTF-8, no duplicate keys, unknown fields refused, integers as
- * JSON numbers or decimal strings only), so every protocol refuses the same
- * input with the same message.
+ * REST bodies (UTF-8, no duplicate keys, integers as JSON numbers or decimal
+ * strings only), so every protocol refuses the same input with the same
+ * message. Unknown fields are the one difference: ignored here, as binary
+ * requests ignore them, refused over REST.
  */
 export const jsonCodec: MessageCodec = {
   decode(schema, bytes) {
-    return create(schema, decodeJsonMessage(schema, parseJsonBody(bytes), { proto3: true }) as never) as Message;
+    return create(schema, decodeJsonMessage(schema, parseJsonBody(bytes), rpcJson) as never) as Message;
   },
   encode: (schema, message) => Buffer.from(toJsonString(schema, message)),
 };

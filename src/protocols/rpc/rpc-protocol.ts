@@ -1,5 +1,5 @@
 import type { DescMethod } from "@bufbuild/protobuf";
-import type { ConnectError } from "@connectrpc/connect";
+import { Code, ConnectError } from "@connectrpc/connect";
 import type { NodeRequest, NodeServerResponse } from "../../http/node-http.js";
 import type { RpcFormat } from "./rpc-content-type.js";
 
@@ -60,4 +60,22 @@ export interface RpcProtocol {
 export function headerOf(req: NodeRequest, name: string): string | undefined {
   const value = req.headers[name];
   return typeof value === "string" ? value : undefined;
+}
+
+/** The cause that marks an Unimplemented error as "no such method" rather than "not supported". */
+const noSuchMethod = new Error("no such method");
+
+/**
+ * unknownMethodError answers a call to a path no procedure serves:
+ * Unimplemented everywhere, and over Connect with HTTP 404 rather than
+ * Unimplemented's 501, as an HTTP server answers a path it does not have
+ * (Connect clients read 404 as Unimplemented too).
+ */
+export function unknownMethodError(path: string): ConnectError {
+  return new ConnectError(`${path} is not a method of this service`, Code.Unimplemented, undefined, undefined, noSuchMethod);
+}
+
+/** isUnknownMethod tells unknownMethodError() apart from other Unimplemented errors. */
+export function isUnknownMethod(error: ConnectError): boolean {
+  return error.cause === noSuchMethod;
 }

@@ -16,7 +16,7 @@ import { grpcProtocol } from "./grpc-protocol.js";
 import { grpcWebProtocol } from "./grpc-web-protocol.js";
 import { binaryCodec, jsonCodec, type MessageCodec } from "./message-codec.js";
 import type { RpcFormat } from "./rpc-content-type.js";
-import type { BodyDecoder, ResponseHeaders, RpcProtocol } from "./rpc-protocol.js";
+import { unknownMethodError, type BodyDecoder, type ResponseHeaders, type RpcProtocol } from "./rpc-protocol.js";
 import { untilAborted } from "./until-aborted.js";
 
 export interface RpcServerOptions {
@@ -236,7 +236,7 @@ export function createRpcServer(options: RpcServerOptions): RpcServer {
     },
 
     unimplemented(res, context, path, format) {
-      fail(res, context, { protocol: protocols[format.protocol], format }, new ConnectError(`${path} is not a method of this service`, Code.Unimplemented));
+      fail(res, context, { protocol: protocols[format.protocol], format }, unknownMethodError(path));
     },
   };
 }

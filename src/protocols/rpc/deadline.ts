@@ -29,20 +29,21 @@ export function connectTimeoutOf(value: string | undefined): number | undefined 
 const maxTimerDelayMs = 2 ** 31 - 1;
 
 /**
- * onDeadline calls expire once Date.now() has reached deadline (epoch ms),
- * and returns what cancels it. Node runs timers on a monotonic clock and
- * rounds their delays, so a timer can fire a millisecond or two before
- * Date.now() reaches the deadline; such an early wake-up waits again for the
- * rest, so nobody told "expired" can find the deadline still ahead. No timer
- * is set for no deadline, nor for one beyond what a timer can wait (gRPC
- * allows 99999999 hours, Connect 10 digits of milliseconds; Node would clamp
- * such a delay to 1 ms, while no request lives that long).
+ * onDeadline calls expire once now() has reached deadline (epoch ms), and
+ * returns what cancels it. Node runs timers on the monotonic clock in whole
+ * milliseconds, while deadlines are wall-clock time: a timer can fire a
+ * millisecond or more before Date.now() reaches the deadline (more while the
+ * wall clock is slewed). An early wake-up waits again for the rest, so
+ * nobody told "expired" can find the deadline still ahead. No timer is set
+ * for no deadline, nor for one beyond what a timer can wait (gRPC allows
+ * 99999999 hours, Connect 10 digits of milliseconds; Node would clamp such a
+ * delay to 1 ms, while no request lives that long).
  */
-export function onDeadline(deadline: number | undefined, expire: () => void): () => void {
-  if (deadline === undefined || deadline - Date.now() > maxTimerDelayMs) return () => {};
+export function onDeadline(deadline: number | undefined, expire: () => void, now: () => number = Date.now): () => void {
+  if (deadline === undefined || deadline - now() > maxTimerDelayMs) return () => {};
   let timer: NodeJS.Timeout | undefined;
   const arm = () => {
-    const left = deadline - Date.now();
+    const left = deadline - now();
     if (left <= 0) return expire();
     timer = setTimeout(arm, left);
   };

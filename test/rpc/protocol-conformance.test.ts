@@ -5,6 +5,8 @@ import { after, before, describe, it } from "node:test";
 import { gzipSync } from "node:zlib";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import * as grpc from "@grpc/grpc-js";
+import { Code, createClient } from "@connectrpc/connect";
+import { Health } from "../../gen/health/v1/health_pb.js";
 import { StreamEventsRequestSchema } from "../../gen/payments/v2/events_pb.js";
 import { ListPaymentIntentsRequestSchema, ListPaymentIntentsResponseSchema, PaymentIntentService } from "../../gen/payments/v2/payment_intent_pb.js";
 import { createReflectionProcedures } from "../../src/procedures/reflection.js";
@@ -20,6 +22,7 @@ import {
   type RpcOutcome,
   type WireResponse,
 } from "../hostile/support/wire.js";
+import { expectConnectError, rpcProtocols } from "./support/rpc-helpers.js";
 
 // Issue 22 §3: the protocol behaviour a conformance suite checks, on the
 // wire (a client library would apply its own deadline, frame its own
@@ -243,6 +246,14 @@ describe("RPC protocol conformance (issue 22 §3)", () => {
         client.close();
       }
     });
+
+    // This server serves no grpc.health.v1.Health: each of connect-node's transports must read Unimplemented.
+    for (const protocol of rpcProtocols) {
+      it(`answers connect-node over ${protocol.name} with Unimplemented`, async () => {
+        const health = createClient(Health, protocol.transport(server.url, []));
+        await expectConnectError(health.check({}), Code.Unimplemented, "/grpc.health.v1.Health/Check is not a method of this service");
+      });
+    }
 
     it("still answers a REST path the REST 404", async () => {
       const res = await http1(server.port, "POST", "/v1/v2/no-such-route", { "content-type": "application/json" }, "{}");

@@ -3,6 +3,7 @@ import { isLogLevel, logLevels, type LogLevel } from "./observability/log-level.
 import { isPaymentMethodName } from "./service/payment-method-catalogue.js";
 import { defaultRetrySchedule, parseRetrySchedule } from "./webhooks/retry-policy.js";
 import { parseSecretKey } from "./lib/secret-box.js";
+import { parseTrustedProxies, type TrustedProxies } from "./listener/trusted-proxies.js";
 
 /** Config is every setting, read and checked once at start (see README, Configuration). */
 export interface Config {
@@ -26,6 +27,8 @@ export interface Config {
   corsAllowedOrigins: "*" | string[] | undefined;
   /** Timeouts, connection caps and output bounds of the listener. */
   limits: ListenLimits;
+  /** TRUSTED_PROXIES: peers that send a PROXY header naming the client; unset, nobody. */
+  trustedProxies: TrustedProxies | undefined;
   /** Per-API-key token bucket; unset when RATE_LIMIT_RPS is 0. */
   rateLimit: RateLimitConfig | undefined;
   /** Failed authentications per client address; unset when AUTH_FAILURES_PER_MINUTE is 0. */
@@ -160,6 +163,7 @@ export const settingNames = [
   "MAX_UNSENT_BYTES",
   "MAX_CONNECTIONS",
   "MAX_CONNECTIONS_PER_ADDRESS",
+  "TRUSTED_PROXIES",
   "SHUTDOWN_DELAY_MS",
   "SHUTDOWN_GRACE_MS",
   "LOG_LEVEL",
@@ -268,6 +272,7 @@ export function readConfig(env: Env, system: SystemLimits = {}): Config {
     checkout: readCheckoutConfig(env),
     webhooks: readWebhookConfig(env),
     limits: readListenLimits(env, system.openFileLimit, database?.poolMax ?? 0),
+    trustedProxies: readTrustedProxies(env),
     rateLimit: readRateLimit(env),
     failedAuth: readFailedAuth(env),
     redis: readRedisConfig(env),
@@ -392,6 +397,16 @@ function readConnectionCaps(env: Env, openFileLimit: number | undefined, poolMax
     fail("MAX_CONNECTIONS_PER_ADDRESS", String(maxConnectionsPerAddress), `at most MAX_CONNECTIONS (${maxConnections})`);
   }
   return { maxConnections, maxConnectionsPerAddress };
+}
+
+function readTrustedProxies(env: Env): TrustedProxies | undefined {
+  const text = env.TRUSTED_PROXIES?.trim();
+  if (!text) return undefined;
+  try {
+    return parseTrustedProxies(text);
+  } catch (error) {
+    fail("TRUSTED_PROXIES", text, `comma-separated addresses or CIDR blocks such as 10.0.0.0/8,fd00::/8 (${(error as Error).message})`);
+  }
 }
 
 function readRateLimit(env: Env): RateLimitConfig | undefined {

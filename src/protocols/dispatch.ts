@@ -10,6 +10,7 @@ import { createRequestContext, unnamedRoute, type RequestContext } from "../http
 import { rpcMethods, type Cors } from "./cors.js";
 import type { RestProtocol } from "./rest/rest-protocol.js";
 import type { RouteTable } from "./rest/route-table.js";
+import { clientAddressOf } from "../http/client-address.js";
 import { protocolLabelOf, rpcFormatOf } from "./rpc/rpc-content-type.js";
 import type { RpcServer } from "./rpc/rpc-server.js";
 
@@ -126,7 +127,7 @@ export function createDispatcher(options: DispatcherOptions): NodeHandler {
 
   return (req, res) => {
     const response = res as NodeServerResponse;
-    const context = createRequestContext(chooseRequestId(req.headers[requestIdHeader]), req.method ?? "", req.socket?.remoteAddress);
+    const context = createRequestContext(chooseRequestId(req.headers[requestIdHeader]), req.method ?? "", clientAddressOf(req.socket));
     const target = req.url ?? "/";
     observer.track(context, response, target);
     // Every answer carries the id, CORS preflights included: set before any protocol writes.

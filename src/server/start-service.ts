@@ -228,6 +228,7 @@ export async function startService(config: Config, options: StartServiceOptions)
       host: config.host,
       port: config.port,
       limits: config.limits,
+      trustedProxies: config.trustedProxies,
       // A stream reset that the handler saw is logged by the request observer already.
       onRefused: (event) => {
         if (event.http2ErrorCode === undefined) observer.refused(event);

@@ -8,6 +8,7 @@ import { createGrpcTransport } from "@connectrpc/connect-node";
 import { PaymentIntentService } from "../../gen/payments/v2/payment_intent_pb.js";
 import { createMemoryApiKeyVerifier } from "../../src/auth/memory-api-key-verifier.js";
 import type { HttpRoute } from "../../src/http/http-route.js";
+import { parseTrustedProxies } from "../../src/listener/trusted-proxies.js";
 import { createOperations } from "../../src/server/operations.js";
 import { createReadiness } from "../../src/observability/readiness.js";
 import type { StoreHealth, StoreState } from "../../src/store/store-health.js";
@@ -81,6 +82,8 @@ async function startInstance(index: number): Promise<Instance> {
   const verifier = createMemoryApiKeyVerifier([{ merchantId: "merchantA", merchantName: "A", key }]);
   instance.server = await startTestServer({
     store: "memory",
+    // deploy/haproxy.cfg sends the PROXY protocol (send-proxy-v2): trust it from here, as an instance trusts its balancer.
+    trustedProxies: parseTrustedProxies("127.0.0.1"),
     wrapVerifier: () => verifier,
     app: {
       httpRoutes: [...operations.httpRoutes, dropRoute, flakyCreateRoute(index)],

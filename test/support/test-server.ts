@@ -84,6 +84,8 @@ export interface TestServerOptions {
   webhooks?: Partial<Omit<NonNullable<AppOptions["webhooks"]>, "events" | "endpoints" | "notifier">>;
   /** Listener limits (timeouts, HTTP/2 stream cap). */
   limits?: ListenOptions["limits"];
+  /** Peers whose PROXY header names the client (TRUSTED_PROXIES). */
+  trustedProxies?: ListenOptions["trustedProxies"];
   /**
    * Runs on this PostgreSQL database instead of a fresh one (migrating it if
    * needed, never dropping it), so several servers share one database as
@@ -148,7 +150,12 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const webhookPorts = outbox ? { ...recorded, notifier } : fake;
   // Listen first, so the app can be built with the real port in publicUrl.
   let handler: NodeHandler = () => {};
-  const server = await listen((req, res) => handler(req, res), { host: "127.0.0.1", port: 0, limits: options.limits });
+  const server = await listen((req, res) => handler(req, res), {
+    host: "127.0.0.1",
+    port: 0,
+    limits: options.limits,
+    trustedProxies: options.trustedProxies,
+  });
   if (options.wrapVerifier) verifier = options.wrapVerifier(verifier);
   const processor = options.processor ?? createTestModeProcessor();
   const logger = options.logger ?? silentLogger;

@@ -2,6 +2,7 @@ import { connectionBudget, defaultListenLimits, defaultMaxConnections, type List
 import { isLogLevel, logLevels, type LogLevel } from "./observability/log-level.js";
 import { isPaymentMethodName } from "./service/payment-method-catalogue.js";
 import { defaultRetrySchedule, parseRetrySchedule } from "./webhooks/retry-policy.js";
+import { isLoopback } from "./lib/is-loopback.js";
 import { parseSecretKey } from "./lib/secret-box.js";
 import { parseTrustedProxies, type TrustedProxies } from "./listener/trusted-proxies.js";
 
@@ -48,6 +49,8 @@ export interface TestHelpersConfig {
   enabled: boolean;
   /** TEST_CLOCK: a clock the helpers can move forward, and its two helpers. */
   clock: boolean;
+  /** TEST_MERCHANTS_MAX: merchants CreateMerchant may make in this process's life. */
+  maxMerchants: number;
 }
 
 /** WebhookConfig: how webhooks are delivered (README, Webhooks). */
@@ -179,6 +182,7 @@ export const settingNames = [
   "EVENT_RETENTION_DAYS",
   "TEST_HELPERS",
   "TEST_CLOCK",
+  "TEST_MERCHANTS_MAX",
 ] as const;
 
 /** SettingName is one variable of the configuration table. */
@@ -280,7 +284,7 @@ export function readConfig(env: Env, system: SystemLimits = {}): Config {
       delayMs: readInteger(env, "SHUTDOWN_DELAY_MS", 0, 0, 600_000),
       graceMs: readInteger(env, "SHUTDOWN_GRACE_MS", 10_000, 0, 600_000),
     },
-    testHelpers: readTestHelpers(env, database !== undefined),
+    testHelpers: readTestHelpers(env, database !== undefined, host),
   };
 }
 
@@ -318,15 +322,21 @@ export function readWebhookConfig(env: Env): WebhookConfig {
 
 
 /**
- * readTestHelpers: on by default only in memory mode (a sandbox); a service
- * with a database must ask for them, so a production deployment never serves
- * them by accident. The test clock is a helper, so it needs them on.
+ * readTestHelpers: on by default only in memory mode (a sandbox) listening
+ * on a loopback address, which only this machine reaches; a service with a
+ * database, or one other machines can reach, must ask for them, so neither a
+ * production deployment nor a container on 0.0.0.0 serves them by accident.
+ * The test clock is a helper, so it needs them on.
  */
-function readTestHelpers(env: Env, hasDatabase: boolean): TestHelpersConfig {
-  const enabled = readBoolean(env, "TEST_HELPERS", !hasDatabase);
+function readTestHelpers(env: Env, hasDatabase: boolean, host: string): TestHelpersConfig {
+  const enabled = readBoolean(env, "TEST_HELPERS", !hasDatabase && isLoopback(host));
+  // TEST_CLOCK only matters with the helpers on: "false" with them off is no contradiction.
   const clock = readBoolean(env, "TEST_CLOCK", false);
-  if (clock && !enabled) fail("TEST_CLOCK", "true", `false unless TEST_HELPERS=true${hasDatabase ? " (with DATABASE_URL it defaults to false)" : ""}`);
-  return { enabled, clock };
+  if (clock && !enabled) {
+    const why = hasDatabase ? " (with DATABASE_URL it defaults to false)" : isLoopback(host) ? "" : ` (with HOST ${host}, not a loopback address, it defaults to false)`;
+    fail("TEST_CLOCK", "true", `false unless TEST_HELPERS=true${why}`);
+  }
+  return { enabled, clock, maxMerchants: readInteger(env, "TEST_MERCHANTS_MAX", 10_000, 1, 10_000_000) };
 }
 
 function readBoolean(env: Env, name: string, fallback: boolean): boolean {

@@ -23,7 +23,7 @@ import { createEventProcedures } from "../procedures/event-procedures.js";
 import { createPaymentIntentProcedures } from "../procedures/payment-intent-procedures.js";
 import { createRefundProcedures } from "../procedures/refund-procedures.js";
 import { createSettlementAccountProcedures } from "../procedures/settlement-account-procedures.js";
-import { createTestHelperProcedures } from "../procedures/test-helper-procedures.js";
+import { createTestHelperProcedures, testHelperProceduresOff } from "../procedures/test-helper-procedures.js";
 import { createWebhookEndpointProcedures } from "../procedures/webhook-endpoint-procedures.js";
 import type { ChargingProcessor as PaymentProcessor } from "../processor/test-mode-processor.js";
 import { createTestModeProcessor } from "../processor/test-mode-processor.js";
@@ -35,6 +35,7 @@ import { createRestProtocol } from "../protocols/rest/rest-protocol.js";
 import { createRouteTable } from "../protocols/rest/route-table.js";
 import { createRpcServer } from "../protocols/rpc/rpc-server.js";
 import { createForcedOutcomes } from "../sandbox/forced-outcomes.js";
+import type { MerchantCreationLimits } from "../sandbox/merchant-creation-limits.js";
 import type { MerchantEnrollment } from "../sandbox/merchant-enrollment.js";
 import { createTestHelperService } from "../sandbox/test-helper-service.js";
 import { createCheckoutService } from "../service/checkout-service.js";
@@ -141,6 +142,8 @@ export interface TestHelpersOptions {
   enrollment: MerchantEnrollment;
   /** TEST_CLOCK=true: the service's clock (also options.clock), which AdvanceClock moves. */
   clock?: AdvanceableClock;
+  /** The rate per address and cap (TEST_MERCHANTS_MAX) of CreateMerchant; absent, unlimited. */
+  merchantCreation?: MerchantCreationLimits;
 }
 
 export const defaultCheckoutTtlMs = 24 * 60 * 60 * 1000;
@@ -213,10 +216,11 @@ export function createApp(options: AppOptions): NodeHandler {
       clock: options.clock,
       ids: options.ids,
       testClock: options.testHelpers.clock,
+      merchantCreation: options.testHelpers.merchantCreation,
     });
     apiProcedures.push(...createTestHelperProcedures(helpers));
   }
-  const procedures = [...apiProcedures, ...(options.procedures ?? [])];
+  const procedures = [...apiProcedures, ...testHelperProceduresOff(apiProcedures, options.testHelpers !== undefined), ...(options.procedures ?? [])];
   const pipeline = createPipeline({
     verifier: options.verifier,
     logger: options.logger,

@@ -15,6 +15,7 @@ import { createServiceMetrics } from "../observability/service-metrics.js";
 import { createRestEncoders } from "../protocols/rest/encode-json.js";
 import { createTestMerchant, type TestMerchant } from "../sandbox/create-test-merchant.js";
 import { logTestHelpers } from "../sandbox/log-test-helpers.js";
+import { createMerchantCreationLimits, defaultMerchantCreationRate } from "../sandbox/merchant-creation-limits.js";
 import { createEventNotifier, type EventNotifier } from "../service/event-notifier.js";
 import { createEventOutbox } from "../service/event-outbox.js";
 import type { PaymentEvents } from "../service/payment-events.js";
@@ -94,8 +95,9 @@ export async function startService(config: Config, options: StartServiceOptions)
   const metrics = createServiceMetrics({ processMetrics: options.processMetrics });
   const helpersConfig = config.testHelpers;
   // TEST_CLOCK: every part of the service reads the one clock the helpers move.
-  const testClock = helpersConfig.clock ? createAdvanceableClock(options.clock ?? createSystemClock()) : undefined;
-  const clock = testClock ?? options.clock ?? createSystemClock();
+  const realClock = options.clock ?? createSystemClock();
+  const testClock = helpersConfig.clock ? createAdvanceableClock(realClock) : undefined;
+  const clock = testClock ?? realClock;
   const ids = createIdGenerator(clock);
   const catalogue = createPaymentMethodCatalogue(config.processors);
   // Events render the intent's checkoutLink; with PORT=0 the link's port is known once listening (see withBoundPort).
@@ -118,7 +120,8 @@ export async function startService(config: Config, options: StartServiceOptions)
   });
   const stores = instrumentStores(await openStores(config, clock, ids, logger, { demoKey: options.demoKey, outbox }), metrics);
   // Shared through Redis when REDIS_URL is set, else each instance's memory.
-  const limiters = await createLimiters(config, { clock, log: logger });
+  // Limits run on real time: moving the test clock must not refill anyone's budget.
+  const limiters = await createLimiters(config, { clock: realClock, log: logger });
   const rateLimit = config.rateLimit;
   const readiness = createReadiness({
     store: stores.health,
@@ -273,7 +276,17 @@ export async function startService(config: Config, options: StartServiceOptions)
       closing: closing.signal,
       onRedelivered: () => engine.wake(),
     },
-    testHelpers: helpersConfig.enabled ? { enrollment: stores.enrollment, clock: testClock } : undefined,
+    testHelpers: helpersConfig.enabled
+      ? {
+          enrollment: stores.enrollment,
+          clock: testClock,
+          merchantCreation: createMerchantCreationLimits({
+            maxMerchants: helpersConfig.maxMerchants,
+            perAddress: defaultMerchantCreationRate,
+            clock: realClock,
+          }),
+        }
+      : undefined,
     processor,
     refunds: refundParts,
   });

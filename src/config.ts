@@ -274,7 +274,7 @@ export function readConfig(env: Env, system: SystemLimits = {}): Config {
     metricsToken: readMetricsToken(env),
     corsAllowedOrigins: readCorsOrigins(env),
     checkout: readCheckoutConfig(env),
-    webhooks: readWebhookConfig(env),
+    webhooks: readWebhookConfig(env, database === undefined && isLoopback(host)),
     limits: readListenLimits(env, system.openFileLimit, database?.poolMax ?? 0),
     trustedProxies: readTrustedProxies(env),
     rateLimit: readRateLimit(env),
@@ -288,8 +288,14 @@ export function readConfig(env: Env, system: SystemLimits = {}): Config {
   };
 }
 
-/** readWebhookConfig reads the WEBHOOK_* variables; the first bad value throws a ConfigError. */
-export function readWebhookConfig(env: Env): WebhookConfig {
+/**
+ * readWebhookConfig reads the WEBHOOK_* variables; the first bad value throws
+ * a ConfigError. sandbox (memory mode listening on a loopback address, as
+ * startTestServer and a local `serve` do) makes local receivers work by
+ * default: http and private addresses are allowed there, as nobody but this
+ * machine's own merchants can register an endpoint.
+ */
+export function readWebhookConfig(env: Env, sandbox = false): WebhookConfig {
   const scheduleText = env.WEBHOOK_RETRY_SCHEDULE || defaultRetrySchedule;
   let retrySchedule: number[];
   try {
@@ -297,7 +303,7 @@ export function readWebhookConfig(env: Env): WebhookConfig {
   } catch (error) {
     fail("WEBHOOK_RETRY_SCHEDULE", scheduleText, (error as Error).message);
   }
-  const allowPrivate = env.WEBHOOK_ALLOW_PRIVATE_URLS || "false";
+  const allowPrivate = env.WEBHOOK_ALLOW_PRIVATE_URLS || String(sandbox);
   if (allowPrivate !== "true" && allowPrivate !== "false") fail("WEBHOOK_ALLOW_PRIVATE_URLS", allowPrivate, "true or false");
   let secretKey: Buffer | undefined;
   if (env.WEBHOOK_SECRET_KEY) {

@@ -50,7 +50,9 @@ export async function serve(env: Environment): Promise<void> {
         "Try:",
         `  curl -s -X POST ${server.url}${config.basePath}/v2/payment-intents \\`,
         `    -H 'Authorization: Bearer ${key}' -H 'Content-Type: application/json' \\`,
-        `    -d '{"amount": 50000, "customerEmail": "ada@example.com", "clientReference": "order-1001"}'`,
+        // Not README's readme-1 nor the docs page's order-1001: trying each in turn never meets a 409.
+        `    -d '{"amount": 50000, "customerEmail": "ada@example.com", "clientReference": "first-run-1"}'`,
+        `Docs, with a try-it-out page: ${server.url}${config.basePath}/docs`,
         ...(service.testHelpers
           ? [`Test helpers on (${server.url}${config.basePath}/v2/test-helpers/…): see the README, "Testing your integration"`]
           : []),

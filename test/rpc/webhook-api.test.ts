@@ -8,6 +8,7 @@ import type { EventRecord } from "../../src/domain/event.js";
 import { eventMessage } from "../../src/service/event-service.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 import { expectConnectError, rpcProtocols } from "./support/rpc-helpers.js";
+import { privateUrlHint } from "../../src/webhooks/endpoint-url.js";
 
 const piId = (n: number) => `pi_019aa3c4-0f7d-7e21-8a64-93b25c1d7e${String(n).padStart(2, "0")}`;
 
@@ -63,7 +64,7 @@ for (const protocol of rpcProtocols) {
     });
 
     it("refuses bad input with InvalidArgument naming the field, and a merchant past the cap with FailedPrecondition", async () => {
-      await expectConnectError(endpoints.createWebhookEndpoint({ url: "http://shop.example.com/" }, as()), Code.InvalidArgument, "url must use https");
+      await expectConnectError(endpoints.createWebhookEndpoint({ url: "http://shop.example.com/" }, as()), Code.InvalidArgument, `url must use https${privateUrlHint}`);
       await expectConnectError(
         endpoints.createWebhookEndpoint({ url: "https://shop.example.com/", eventTypes: ["nope"] }, as()),
         Code.InvalidArgument,
@@ -72,7 +73,7 @@ for (const protocol of rpcProtocols) {
       await expectConnectError(
         endpoints.createWebhookEndpoint({ url: "https://internal.example/" }, as()),
         Code.InvalidArgument,
-        "url's host internal.example resolves to a private address",
+        `url's host internal.example resolves to a private address${privateUrlHint}`,
       );
       await expectConnectError(endpoints.listWebhookDeliveries({ id: "we_x", pageSize: 101 }, as()), Code.InvalidArgument, "pageSize must be an integer from 1 to 100");
       await expectConnectError(endpoints.listWebhookDeliveries({ id: "we_x" }, as()), Code.NotFound, "webhook endpoint we_x not found");

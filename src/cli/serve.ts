@@ -3,6 +3,7 @@ import { createPinoLogger } from "../observability/pino-logger.js";
 import { readOpenFileLimit } from "../listener/open-file-limit.js";
 import { createShutdown } from "../server/shutdown.js";
 import { startService } from "../server/start-service.js";
+import { describeStartFailure } from "./start-failure.js";
 
 /** The process's environment, as serve() reads it. */
 export type Environment = Record<string, string | undefined>;
@@ -38,7 +39,17 @@ export async function serve(env: Environment): Promise<void> {
     exit(1);
   });
 
-  const service = await startService(config, { logger, processMetrics: true });
+  let service;
+  try {
+    service = await startService(config, { logger, processMetrics: true });
+  } catch (error) {
+    // The port, the database or a migration: one line with the cause and the fix, as for a bad setting.
+    const line = describeStartFailure(error, config);
+    if (line === undefined) throw error;
+    logger.flush();
+    process.stderr.write(`start-up error: ${line}\n`);
+    process.exit(1);
+  }
   const { server } = service;
   if (service.demoKey) {
     const key = service.demoKey;

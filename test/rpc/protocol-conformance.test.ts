@@ -9,7 +9,6 @@ import { Code, createClient } from "@connectrpc/connect";
 import { Health } from "../../gen/health/v1/health_pb.js";
 import { StreamEventsRequestSchema } from "../../gen/payments/v2/events_pb.js";
 import { ListPaymentIntentsRequestSchema, ListPaymentIntentsResponseSchema, PaymentIntentService } from "../../gen/payments/v2/payment_intent_pb.js";
-import { createReflectionProcedures } from "../../src/procedures/reflection.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 import {
   connectOutcome,
@@ -119,8 +118,7 @@ describe("RPC protocol conformance (issue 22 §3)", () => {
     server = await startTestServer({
       limits: { requestTimeoutMs: 60_000 },
       // Room for the 60 concurrent streams of one merchant.
-      webhooks: { streamPollIntervalMs: 50, maxStreamsPerMerchant: 100 },
-      app: { procedures: createReflectionProcedures([PaymentIntentService]) },
+      caps: { streamPollIntervalMs: 50, maxStreamsPerMerchant: 100 },
     });
   });
   after(() => server.close());

@@ -272,6 +272,7 @@ function webhookProcedures(webhooks: WebhookApiOptions, options: AppOptions, pag
         ids: options.ids,
         allowPrivateUrls: webhooks.allowPrivateUrls,
         resolve: webhooks.resolve ?? systemResolver,
+        logger: options.logger,
         maxPerMerchant: webhooks.maxEndpointsPerMerchant,
       }),
     ),

@@ -11,6 +11,7 @@ import type {
 import type { EventType } from "../domain/event.js";
 import type { Clock } from "../lib/clock.js";
 import type { IdGenerator } from "../lib/ids.js";
+import type { Logger } from "../lib/logger.js";
 import type { WebhookEndpointStore } from "../store/webhook-endpoint-store.js";
 import type { DeliveryStatus } from "../store/delivery-queue.js";
 import { checkEndpointHost, checkEndpointUrl } from "../webhooks/endpoint-url.js";
@@ -38,6 +39,8 @@ export interface WebhookEndpointServiceDeps {
   allowPrivateUrls: boolean;
   /** Resolves an endpoint's host at registration. */
   resolve: HostResolver;
+  /** The operator's log: the address and reason a URL's host was refused for (the merchant reads one sentence). */
+  logger?: Logger;
   /** Most endpoints one merchant may register; default maxWebhookEndpoints. */
   maxPerMerchant?: number;
   /** Secret bytes; crypto's by default (injected so tests can predict secrets). */
@@ -68,7 +71,7 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
   const maxPerMerchant = deps.maxPerMerchant ?? maxWebhookEndpoints;
   const random = deps.randomBytes ?? randomBytes;
   const notFound = (id: string) => new ConnectError(`webhook endpoint ${id} not found`, Code.NotFound);
-  const urlOptions = { allowPrivate: deps.allowPrivateUrls };
+  const urlOptions = { allowPrivate: deps.allowPrivateUrls, logger: deps.logger };
 
   return {
     async create(merchantId, request) {

@@ -192,6 +192,8 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
       durationMs: result.durationMs,
       outcome: result.outcome,
       error: result.error,
+      // The operator's log only: never recorded on the delivery the merchant reads (issue 21, §5).
+      ...(result.detail === undefined ? {} : { detail: result.detail }),
     };
     if (!completion.recorded) {
       logger.info({ ...fields, deliveryStatus: "unknown" }, "webhook attempt not recorded: its lease was taken over");

@@ -3,7 +3,7 @@ import https from "node:https";
 import { isIP, type LookupFunction } from "node:net";
 import type { Clock } from "../lib/clock.js";
 import { createSystemClock } from "../lib/clock.js";
-import { bareHost, firstRefusedAddress } from "./endpoint-url.js";
+import { bareHost, describeAddressClass, firstRefusedAddress, notPublicMessage } from "./endpoint-url.js";
 import { systemResolver, type HostResolver, type ResolvedAddress } from "./host-resolver.js";
 import { parseRetryAfter } from "./retry-after.js";
 
@@ -30,8 +30,14 @@ export interface SendResult {
   retryAfterMs: number | null;
   /** Real time from the start of the DNS lookup to the answer's headers (or the failure). */
   durationMs: number;
-  /** Why, when no status says it; never a body, a header value or a secret. */
+  /**
+   * Why, when no status says it; never a body, a header value or a secret.
+   * Recorded on the delivery, so the merchant reads it: a refused or
+   * unresolvable host says only notPublicMessage().
+   */
   error: string | null;
+  /** What the operator's log adds to error (the address a host resolved to and its class, the DNS error); never recorded. */
+  detail?: string;
 }
 
 /** WebhookRequest: one signed delivery, ready to send. */
@@ -138,12 +144,15 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
             if (settled) return;
             if (addresses.length === 0) {
               clearTimeout(timer);
-              return finish("connection-error", { error: "the host resolves to no address" });
+              return finish("connection-error", { error: notPublicMessage(), detail: "the host resolves to no address" });
             }
             const refused = allowPrivate ? undefined : firstRefusedAddress(addresses);
             if (refused) {
               clearTimeout(timer);
-              return finish("refused-address", { error: `the host resolves to ${refused.address}, a ${refused.kind} address` });
+              return finish("refused-address", {
+                error: notPublicMessage(),
+                detail: `the host resolves to ${refused.address}, a ${describeAddressClass(refused.kind)} address`,
+              });
             }
             outgoing = (url.protocol === "https:" ? https : http).request({
               protocol: url.protocol,
@@ -191,7 +200,7 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
           },
           (error: NodeJS.ErrnoException) => {
             clearTimeout(timer);
-            finish("connection-error", { error: `DNS lookup failed${error.code ? ` (${error.code})` : ""}` });
+            finish("connection-error", { error: notPublicMessage(), detail: `DNS lookup failed${error.code ? ` (${error.code})` : ""}` });
           },
         );
       });

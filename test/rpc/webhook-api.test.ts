@@ -72,7 +72,7 @@ for (const protocol of rpcProtocols) {
       await expectConnectError(
         endpoints.createWebhookEndpoint({ url: "https://internal.example/" }, as()),
         Code.InvalidArgument,
-        "url's host internal.example resolves to a private address",
+        "url's host does not resolve to a public address",
       );
       await expectConnectError(endpoints.listWebhookDeliveries({ id: "we_x", pageSize: 101 }, as()), Code.InvalidArgument, "pageSize must be an integer from 1 to 100");
       await expectConnectError(endpoints.listWebhookDeliveries({ id: "we_x" }, as()), Code.NotFound, "webhook endpoint we_x not found");

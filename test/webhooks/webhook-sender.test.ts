@@ -134,12 +134,15 @@ describe("createWebhookSender", () => {
     }
   });
 
-  it("reports a failed DNS lookup", async () => {
+  it("reports a failed DNS lookup as a refused host does to the merchant, the DNS error in the detail", async () => {
     const resolve: HostResolver = async () => {
       throw Object.assign(new Error("getaddrinfo ENOTFOUND nowhere.test"), { code: "ENOTFOUND" });
     };
     const result = await createWebhookSender({ timeoutMs: 1000, allowPrivate: true, resolve }).send({ url: "http://nowhere.test/x", headers, body });
-    assert.deepEqual({ outcome: result.outcome, error: result.error }, { outcome: "connection-error", error: "DNS lookup failed (ENOTFOUND)" });
+    assert.deepEqual(
+      { outcome: result.outcome, error: result.error, detail: result.detail },
+      { outcome: "connection-error", error: "the URL's host does not resolve to a public address", detail: "DNS lookup failed (ENOTFOUND)" },
+    );
   });
 
   it("stops at once, as aborted, when the engine cuts the attempt", async () => {
@@ -160,7 +163,8 @@ describe("createWebhookSender's address rule (SSRF)", () => {
     for (const url of [`http://localhost:${r.port}/hook`, `http://127.0.0.1:${r.port}/hook`, `http://[::ffff:127.0.0.1]:${r.port}/hook`]) {
       const result = await strict.send({ url, headers, body });
       assert.equal(result.outcome, "refused-address", url);
-      assert.match(result.error!, /^the host resolves to (127\.0\.0\.1|::1|::ffff:7f00:1), a loopback address$/, url);
+      assert.equal(result.error, "the URL's host does not resolve to a public address", url);
+      assert.match(result.detail!, /^the host resolves to (127\.0\.0\.1|::1|::ffff:7f00:1), a loopback address$/, url);
       assert.equal(result.statusCode, null);
     }
     assert.equal(r.received.length, 0);
@@ -173,7 +177,8 @@ describe("createWebhookSender's address rule (SSRF)", () => {
     await checkEndpointHost("url", url, { allowPrivate: false, resolve });
     const result = await createWebhookSender({ timeoutMs: 2000, allowPrivate: false, resolve }).send({ url: url.href, headers, body });
     assert.equal(result.outcome, "refused-address");
-    assert.equal(result.error, "the host resolves to 127.0.0.1, a loopback address");
+    assert.equal(result.error, "the URL's host does not resolve to a public address");
+    assert.equal(result.detail, "the host resolves to 127.0.0.1, a loopback address");
     assert.equal(r.received.length, 0);
   });
 
@@ -181,7 +186,8 @@ describe("createWebhookSender's address rule (SSRF)", () => {
     const resolve = scriptedResolver(["93.184.215.14", "10.0.0.5"]);
     const result = await createWebhookSender({ timeoutMs: 2000, allowPrivate: false, resolve }).send({ url: "https://mixed.test/hook", headers, body });
     assert.equal(result.outcome, "refused-address");
-    assert.equal(result.error, "the host resolves to 10.0.0.5, a private address");
+    assert.equal(result.error, "the URL's host does not resolve to a public address");
+    assert.equal(result.detail, "the host resolves to 10.0.0.5, a private address");
   });
 
   it("resolves once and connects to the checked address, keeping the URL's host in Host", async () => {

@@ -6,6 +6,7 @@ import type {
   ListWebhookDeliveriesRequest,
   ListWebhookDeliveriesResponse,
   ListWebhookEndpointsResponse,
+  RotateWebhookEndpointSecretRequest,
   WebhookEndpointWithSecret,
 } from "../../gen/payments/v2/webhook_endpoints_pb.js";
 import type { EventType } from "../domain/event.js";
@@ -25,7 +26,8 @@ export interface WebhookEndpointService {
   create(merchantId: string, request: CreateWebhookEndpointRequest): Promise<WebhookEndpointWithSecret>;
   list(merchantId: string): Promise<ListWebhookEndpointsResponse>;
   delete(merchantId: string, id: string): Promise<DeleteWebhookEndpointResponse>;
-  rotateSecret(merchantId: string, id: string): Promise<WebhookEndpointWithSecret>;
+  /** Replaces the secret; the old one signs for graceSeconds more (the field's rule: 0 to 24 h, default 24 h). */
+  rotateSecret(merchantId: string, request: RotateWebhookEndpointSecretRequest): Promise<WebhookEndpointWithSecret>;
   /** One page of an endpoint's deliveries, newest first; nextPageToken is "" on the last page. */
   listDeliveries(merchantId: string, request: ListWebhookDeliveriesRequest): Promise<ListWebhookDeliveriesResponse>;
 }
@@ -103,9 +105,10 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
       return { $typeName: "payments.v2.DeleteWebhookEndpointResponse", status: 200, title: "OK", message: `Webhook endpoint ${id} deleted` };
     },
 
-    async rotateSecret(merchantId, id) {
+    async rotateSecret(merchantId, { id, graceSeconds }) {
       const secret = newSecret(random);
-      const endpoint = await endpoints.rotateSecret(merchantId, id, secret, clock.now());
+      // The field's rule ran in the pipeline: graceSeconds is 0 to 86400, its default filled in.
+      const endpoint = await endpoints.rotateSecret(merchantId, id, secret, clock.now(), graceSeconds! * 1000);
       if (!endpoint) throw notFound(id);
       return endpointWithSecretMessage(endpoint, secret);
     },

@@ -78,10 +78,10 @@ export function createMemoryWebhookEndpointStore(options: MemoryWebhookEndpointS
       return true;
     },
 
-    async rotateSecret(merchantId, id, newSecret, at) {
+    async rotateSecret(merchantId, id, newSecret, at, graceMs) {
       const entry = endpoints.find(merchantId, id);
       if (!entry) return undefined;
-      queue.setSecrets(id, rotateSigningSecrets(queue.endpoint(id)!.secrets, newSecret, at));
+      queue.setSecrets(id, rotateSigningSecrets(queue.endpoint(id)!.secrets, newSecret, at, graceMs));
       entry.updatedAt = new Date(at);
       return recordOf(entry);
     },

@@ -105,6 +105,8 @@ export interface AppOptions {
   failedAuth?: FailedAuthThrottle;
   /** Longest a streaming response waits for a client to read (WRITE_TIMEOUT_MS); default the listener's default. */
   streamWriteTimeoutMs?: number;
+  /** How often an open stream re-checks its API key; default keyRecheckIntervalMs (10 s, the key cache's lifetime). */
+  keyRecheckMs?: number;
   /** EventService and WebhookEndpointService; absent, their routes and RPCs do not exist. */
   webhooks?: WebhookApiOptions;
   /** TEST_HELPERS=true: serve TestHelperService; absent, its routes and RPCs do not exist. */
@@ -222,6 +224,7 @@ export function createApp(options: AppOptions): NodeHandler {
     logger: options.logger,
     keyLimit: options.keyLimit,
     failedAuth: options.failedAuth,
+    keyRecheckMs: options.keyRecheckMs,
   });
   // REST routes for exactly the RPCs served: the test helpers' only when on, the clock's only with TEST_CLOCK.
   const served = new Set(apiProcedures.map((procedure) => procedure.method));

@@ -67,7 +67,7 @@ export interface TestServerOptions {
    */
   store?: "memory" | "postgres";
   /** Extra createApp parts: plain HTTP routes, RPC services without a key, observers (metrics). */
-  app?: Pick<AppOptions, "httpRoutes" | "procedures" | "events" | "onRequestEnd" | "cors" | "keyLimit" | "failedAuth" | "streamWriteTimeoutMs">;
+  app?: Pick<AppOptions, "httpRoutes" | "procedures" | "events" | "onRequestEnd" | "cors" | "keyLimit" | "failedAuth" | "streamWriteTimeoutMs" | "keyRecheckMs">;
   /** Wraps the API key verifier the server uses (e.g. in a rate limit). */
   wrapVerifier?(verifier: ApiKeyVerifier): ApiKeyVerifier;
   /** Most settlement accounts one merchant may register. */

@@ -179,6 +179,7 @@ export async function startService(config: Config, options: StartServiceOptions)
     metrics: metrics.webhooks,
     concurrency: webhookConfig.concurrency,
     perEndpointConcurrency: webhookConfig.concurrencyPerEndpoint,
+    perMerchantConcurrency: webhookConfig.concurrencyPerMerchant,
     pollIntervalMs: webhookConfig.pollIntervalMs,
     graceMs: config.shutdown.graceMs,
   });

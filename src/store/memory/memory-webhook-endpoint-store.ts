@@ -59,7 +59,7 @@ export function createMemoryWebhookEndpointStore(options: MemoryWebhookEndpointS
       };
       // The table refuses a used id before the queue's state is touched.
       endpoints.add(entry);
-      queue.putEndpoint({ id: endpoint.id, url: endpoint.url, secrets: [{ secret: endpoint.secret, expiresAt: null }] });
+      queue.putEndpoint({ id: endpoint.id, merchantId: endpoint.merchantId, url: endpoint.url, secrets: [{ secret: endpoint.secret, expiresAt: null }] });
       return { created: true, endpoint: recordOf(entry) };
     },
 

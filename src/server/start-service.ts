@@ -169,9 +169,15 @@ export async function startService(config: Config, options: StartServiceOptions)
     failed: "event retention sweep failed",
   });
   const webhookConfig = config.webhooks;
+  // Keep-alive pools of one endpoint's connections: as many as it may have attempts in flight.
+  const sender = createWebhookSender({
+    timeoutMs: webhookConfig.timeoutMs,
+    allowPrivate: webhookConfig.allowPrivateUrls,
+    connectionsPerEndpoint: webhookConfig.concurrencyPerEndpoint,
+  });
   const engine = createDeliveryEngine({
     queue: stores.deliveryQueue,
-    sender: createWebhookSender({ timeoutMs: webhookConfig.timeoutMs, allowPrivate: webhookConfig.allowPrivateUrls }),
+    sender,
     policy: createRetryPolicy({ schedule: webhookConfig.retrySchedule }),
     // Due times follow the service's clock (the test clock moves retries); webhook-timestamp stays real time (the default signing clock).
     clock,
@@ -206,6 +212,7 @@ export async function startService(config: Config, options: StartServiceOptions)
       retentionSweep.stop();
       refundSweep.stop();
       await engine.stop();
+      await sender.close();
     })();
     return stopped;
   };

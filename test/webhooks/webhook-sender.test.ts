@@ -201,6 +201,50 @@ describe("createWebhookSender's address rule (SSRF)", () => {
     assert.equal(r.received[0]!.headers["host"], `receiver.test:${r.port}`);
   });
 
+  it("keeps a connection alive per endpoint, and resolves and checks again at every attempt", async () => {
+    const connections: string[] = [];
+    const server = createServer((_req, res) => res.writeHead(204).end());
+    server.on("connection", (socket) => connections.push(socket.localAddress!));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const port = (server.address() as AddressInfo).port;
+    const resolve = scriptedResolver(["127.0.0.1"]);
+    const sender = createWebhookSender({ timeoutMs: 2000, allowPrivate: true, resolve });
+    try {
+      for (let i = 0; i < 5; i++) {
+        assert.equal((await sender.send({ url: `http://pooled.test:${port}/hook`, headers, body })).outcome, "success");
+        // The answer is classified at its headers; its (empty) body ends a moment later, freeing the connection.
+        await new Promise((done) => setTimeout(done, 20));
+      }
+      assert.equal(connections.length, 1, "five deliveries over one warm connection");
+      assert.equal(resolve.calls, 5, "a lookup and an address check per attempt");
+    } finally {
+      await sender.close();
+      server.closeAllConnections();
+      await new Promise((done) => server.close(done));
+    }
+  });
+
+  it("never reuses a warm connection to an address the host no longer resolves to (DNS pinning with pools)", async () => {
+    const first = createServer((_req, res) => res.writeHead(204).end());
+    await new Promise<void>((resolve) => first.listen(0, "127.0.0.1", resolve));
+    const port = (first.address() as AddressInfo).port;
+    const second = createServer((_req, res) => res.writeHead(202).end());
+    await new Promise<void>((resolve) => second.listen(port, "127.0.0.2", resolve));
+    const resolve = scriptedResolver(["127.0.0.1"], ["127.0.0.2"]);
+    const sender = createWebhookSender({ timeoutMs: 2000, allowPrivate: true, resolve });
+    try {
+      const url = `http://moving.test:${port}/hook`;
+      assert.equal((await sender.send({ url, headers, body })).statusCode, 204);
+      assert.equal((await sender.send({ url, headers, body })).statusCode, 202, "the second attempt goes to the newly checked address");
+    } finally {
+      await sender.close();
+      for (const server of [first, second]) {
+        server.closeAllConnections();
+        await new Promise((done) => server.close(done));
+      }
+    }
+  });
+
   it("sends the URL's host as TLS SNI when connecting to the checked address, and verifies the certificate", async () => {
     const dir = mkdtempSync(join(tmpdir(), "webhook-tls-"));
     try {

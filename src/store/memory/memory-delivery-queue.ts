@@ -201,39 +201,40 @@ export function createMemoryDeliveryQueue(options: MemoryDeliveryQueueOptions = 
       };
       const inFlight = new Map<string, number>();
       const owned = new Map<string, number>();
-      const dueByMerchant = new Map<string, DeliveryRecord[]>();
-      for (const id of [...pending]) {
+      const oldestFirst = (a: DeliveryRecord, b: DeliveryRecord) =>
+        a.nextAttemptAt!.getTime() - b.nextAttemptAt!.getTime() || a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+      // Each endpoint's oldest due, at most perEndpointLimit of them: kept as the scan goes, never a sort of the whole backlog.
+      const oldestByEndpoint = new Map<string, DeliveryRecord[]>();
+      for (const id of pending) {
         const d = deliveries.get(id)!;
         if (leased(d, leaseNow)) {
           inFlight.set(d.endpointId, (inFlight.get(d.endpointId) ?? 0) + 1);
           if (d.lease!.owner === request.owner) owned.set(merchantOf(d.endpointId), (owned.get(merchantOf(d.endpointId)) ?? 0) + 1);
         } else if (d.nextAttemptAt!.getTime() > request.now.getTime()) continue;
         else if (endpoints.get(d.endpointId)?.status === "enabled") {
-          const merchant = merchantOf(d.endpointId);
-          let list = dueByMerchant.get(merchant);
-          if (!list) dueByMerchant.set(merchant, (list = []));
-          list.push(d);
+          let oldest = oldestByEndpoint.get(d.endpointId);
+          if (!oldest) oldestByEndpoint.set(d.endpointId, (oldest = []));
+          if (oldest.length < request.perEndpointLimit) oldest.push(d);
+          else if (oldestFirst(d, oldest[oldest.length - 1]!) < 0) oldest[oldest.length - 1] = d;
+          else continue;
+          oldest.sort(oldestFirst);
         } else end(d, "failed", request.now);
       }
-      const oldestFirst = (a: DeliveryRecord, b: DeliveryRecord) =>
-        a.nextAttemptAt!.getTime() - b.nextAttemptAt!.getTime() || a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
       // Each merchant's takeable deliveries, oldest due first, within its endpoints' and its own limits.
+      const dueByMerchant = new Map<string, DeliveryRecord[]>();
+      for (const [endpointId, oldest] of oldestByEndpoint) {
+        const endpointLimit = endpoints.get(endpointId)!.failingSince === null ? request.perEndpointLimit : 1;
+        const free = Math.max(0, endpointLimit - (inFlight.get(endpointId) ?? 0));
+        const merchant = merchantOf(endpointId);
+        let list = dueByMerchant.get(merchant);
+        if (!list) dueByMerchant.set(merchant, (list = []));
+        list.push(...oldest.slice(0, free));
+      }
       const turns: DeliveryRecord[][] = [];
       const perMerchantLimit = request.perMerchantLimit ?? request.limit;
       for (const [merchant, list] of dueByMerchant) {
-        list.sort(oldestFirst);
-        const taken: DeliveryRecord[] = [];
-        let share = perMerchantLimit - (owned.get(merchant) ?? 0);
-        for (const d of list) {
-          if (share <= 0) break;
-          const busy = inFlight.get(d.endpointId) ?? 0;
-          const endpointLimit = endpoints.get(d.endpointId)!.failingSince === null ? request.perEndpointLimit : 1;
-          if (busy >= endpointLimit) continue;
-          inFlight.set(d.endpointId, busy + 1);
-          taken.push(d);
-          share -= 1;
-        }
-        taken.forEach((d, turn) => (turns[turn] ??= []).push(d));
+        const share = Math.max(0, perMerchantLimit - (owned.get(merchant) ?? 0));
+        list.sort(oldestFirst).slice(0, share).forEach((d, turn) => (turns[turn] ??= []).push(d));
       }
       // Round-robin over merchants: every merchant's first, then every merchant's second, …
       const order = turns.flatMap((round) => round.sort(oldestFirst)).slice(0, request.limit);

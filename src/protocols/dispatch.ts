@@ -11,6 +11,7 @@ import { rpcMethods, type Cors } from "./cors.js";
 import type { RestProtocol } from "./rest/rest-protocol.js";
 import type { RouteTable } from "./rest/route-table.js";
 import { protocolLabelOf, rpcFormatOf, type RpcFormat } from "./rpc/rpc-content-type.js";
+import { clientAddressOf } from "../http/client-address.js";
 import type { RpcServer } from "./rpc/rpc-server.js";
 
 export interface DispatcherOptions {
@@ -69,7 +70,19 @@ export function createDispatcher(options: DispatcherOptions): NodeHandler {
   /** No route: an allowed origin may still read the 404, as any other error. */
   function notFound(req: NodeRequest, res: NodeServerResponse, context: RequestContext, path: string) {
     cors?.decorate(req, res);
-    refuse(res, context, 404, `no route for ${path}`);
+    refuse(res, context, 404, `no route for ${path}${basePathHint(req, path)}`);
+  }
+
+  /**
+   * A path that would be a route under BASE_PATH (/v2/payment-intents sent
+   * to a service mounted at /v1) says so: the contract's {base_url} already
+   * carries a version segment, which a newcomer easily leaves out.
+   */
+  function basePathHint(req: NodeRequest, path: string): string {
+    if (basePath === "" || path.startsWith(`${basePath}/`)) return "";
+    const method = req.method === "HEAD" ? "GET" : (req.method ?? "");
+    if (restRoutes.match(method, path).kind === "not-found") return "";
+    return `: the REST API is under BASE_PATH ${basePath}, as in ${basePath}${path}`;
   }
 
   function methodNotAllowed(req: NodeRequest, res: NodeServerResponse, context: RequestContext, path: string, allow: readonly string[]) {
@@ -144,7 +157,7 @@ export function createDispatcher(options: DispatcherOptions): NodeHandler {
 
   return (req, res) => {
     const response = res as NodeServerResponse;
-    const context = createRequestContext(chooseRequestId(req.headers[requestIdHeader]), req.method ?? "", req.socket?.remoteAddress);
+    const context = createRequestContext(chooseRequestId(req.headers[requestIdHeader]), req.method ?? "", clientAddressOf(req.socket));
     const target = req.url ?? "/";
     observer.track(context, response, target);
     // Every answer carries the id, CORS preflights included: set before any protocol writes.

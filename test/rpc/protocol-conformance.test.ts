@@ -3,12 +3,12 @@ import http from "node:http";
 import http2 from "node:http2";
 import { after, before, describe, it } from "node:test";
 import { gzipSync } from "node:zlib";
-import { create, createFileRegistry, fromBinary, toBinary } from "@bufbuild/protobuf";
-import { FileDescriptorProtoSchema, file_google_protobuf_empty } from "@bufbuild/protobuf/wkt";
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import * as grpc from "@grpc/grpc-js";
 import { Code, createClient } from "@connectrpc/connect";
+import { Health } from "../../gen/health/v1/health_pb.js";
 import { StreamEventsRequestSchema } from "../../gen/payments/v2/events_pb.js";
-import { ListPaymentIntentsRequestSchema, ListPaymentIntentsResponseSchema } from "../../gen/payments/v2/payment_intent_pb.js";
+import { ListPaymentIntentsRequestSchema, ListPaymentIntentsResponseSchema, PaymentIntentService } from "../../gen/payments/v2/payment_intent_pb.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 import {
   connectOutcome,
@@ -34,18 +34,6 @@ const streamPath = "/payments.v2.EventService/StreamEvents";
 const reflectionPath = "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo";
 const emptyList = Buffer.from(toBinary(ListPaymentIntentsRequestSchema, create(ListPaymentIntentsRequestSchema)));
 const streamRequest = Buffer.from(toBinary(StreamEventsRequestSchema, create(StreamEventsRequestSchema)));
-
-/** A service this server does not have, for a generated client to call. */
-const Absent = createFileRegistry(
-  create(FileDescriptorProtoSchema, {
-    name: "absent.proto",
-    package: "payments.v9",
-    dependency: ["google/protobuf/empty.proto"],
-    syntax: "proto3",
-    service: [{ name: "AbsentService", method: [{ name: "Call", inputType: ".google.protobuf.Empty", outputType: ".google.protobuf.Empty" }] }],
-  }),
-  (name) => (name === "google/protobuf/empty.proto" ? file_google_protobuf_empty : undefined),
-).getService("payments.v9.AbsentService")!;
 
 /** A Connect streaming answer: the end-of-stream frame's error, or OK. */
 function connectStreamOutcome(response: WireResponse): RpcOutcome {
@@ -257,10 +245,14 @@ describe("RPC protocol conformance (issue 22 §3)", () => {
       }
     });
 
+    // A service this server does not serve (Health's shape under another name): each of connect-node's transports must read Unimplemented.
+    const unknownService = { ...Health, typeName: "payments.v2.NoSuchService" } as typeof Health;
+    const check = { ...Health.method.check, parent: unknownService };
+    Object.assign(unknownService, { method: { check }, methods: [check] });
     for (const protocol of rpcProtocols) {
       it(`answers connect-node over ${protocol.name} with Unimplemented`, async () => {
-        const absent = createClient(Absent, protocol.transport(server.url, [])) as unknown as { call(input: object): Promise<unknown> };
-        await expectConnectError(absent.call({}), Code.Unimplemented, "/payments.v9.AbsentService/Call is not a method of this service");
+        const client = createClient(unknownService, protocol.transport(server.url, []));
+        await expectConnectError(client.check({}), Code.Unimplemented, "/payments.v2.NoSuchService/Check is not a method of this service");
       });
     }
 

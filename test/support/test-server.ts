@@ -123,6 +123,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     TEST_HELPERS: "false",
     // A held delivery attempt is cut at once when the server closes.
     SHUTDOWN_GRACE_MS: "0",
+    // As a deployment (not the sandbox, which allows local receivers on a loopback HOST): the suites test the refusals.
+    WEBHOOK_ALLOW_PRIVATE_URLS: "false",
     ...(database && { DATABASE_URL: database.url, DB_POOL_MAX: "10", DB_STATEMENT_TIMEOUT_MS: "5000" }),
     ...options.settings,
   });

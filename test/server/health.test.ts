@@ -47,7 +47,8 @@ describe("health probes and gRPC health", () => {
 
   before(async () => {
     store = switchableStore();
-    server = await startTestServer({ wrapStores: (stores) => ({ ...stores, health: store }) });
+    // The probes over a store whose health the test switches: the memory stores, on either TEST_STORE.
+    server = await startTestServer({ store: "memory", wrapStores: (stores) => ({ ...stores, health: store }) });
     readiness = server.service.readiness;
     health = createClient(Health, createGrpcTransport({ baseUrl: server.url }));
   });

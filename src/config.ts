@@ -2,7 +2,9 @@ import { connectionBudget, defaultListenLimits, defaultMaxConnections, type List
 import { isLogLevel, logLevels, type LogLevel } from "./observability/log-level.js";
 import { isPaymentMethodName } from "./service/payment-method-catalogue.js";
 import { defaultRetrySchedule, parseRetrySchedule } from "./webhooks/retry-policy.js";
+import { isLoopback } from "./lib/is-loopback.js";
 import { parseSecretKey } from "./lib/secret-box.js";
+import { parseTrustedProxies, type TrustedProxies } from "./listener/trusted-proxies.js";
 
 /** Config is every setting, read and checked once at start (see README, Configuration). */
 export interface Config {
@@ -26,6 +28,8 @@ export interface Config {
   corsAllowedOrigins: "*" | string[] | undefined;
   /** Timeouts, connection caps and output bounds of the listener. */
   limits: ListenLimits;
+  /** TRUSTED_PROXIES: peers that send a PROXY header naming the client; unset, nobody. */
+  trustedProxies: TrustedProxies | undefined;
   /** Per-API-key token bucket; unset when RATE_LIMIT_RPS is 0. */
   rateLimit: RateLimitConfig | undefined;
   /** Failed authentications per client address; unset when AUTH_FAILURES_PER_MINUTE is 0. */
@@ -45,6 +49,8 @@ export interface TestHelpersConfig {
   enabled: boolean;
   /** TEST_CLOCK: a clock the helpers can move forward, and its two helpers. */
   clock: boolean;
+  /** TEST_MERCHANTS_MAX: merchants CreateMerchant may make in this process's life. */
+  maxMerchants: number;
 }
 
 /** WebhookConfig: how webhooks are delivered (README, Webhooks). */
@@ -61,6 +67,8 @@ export interface WebhookConfig {
   concurrency: number;
   /** WEBHOOK_CONCURRENCY_PER_ENDPOINT: attempts in flight per endpoint, over every instance. */
   concurrencyPerEndpoint: number;
+  /** WEBHOOK_CONCURRENCY_PER_MERCHANT: of an instance's slots, the most one merchant's attempts hold (default half of WEBHOOK_CONCURRENCY). */
+  concurrencyPerMerchant: number;
   /** WEBHOOK_POLL_INTERVAL_MS: how often each instance looks for due deliveries. */
   pollIntervalMs: number;
   /** EVENT_RETENTION_DAYS: how long events (and their ended deliveries) are kept. */
@@ -160,6 +168,7 @@ export const settingNames = [
   "MAX_UNSENT_BYTES",
   "MAX_CONNECTIONS",
   "MAX_CONNECTIONS_PER_ADDRESS",
+  "TRUSTED_PROXIES",
   "SHUTDOWN_DELAY_MS",
   "SHUTDOWN_GRACE_MS",
   "LOG_LEVEL",
@@ -171,10 +180,12 @@ export const settingNames = [
   "WEBHOOK_SECRET_KEY",
   "WEBHOOK_CONCURRENCY",
   "WEBHOOK_CONCURRENCY_PER_ENDPOINT",
+  "WEBHOOK_CONCURRENCY_PER_MERCHANT",
   "WEBHOOK_POLL_INTERVAL_MS",
   "EVENT_RETENTION_DAYS",
   "TEST_HELPERS",
   "TEST_CLOCK",
+  "TEST_MERCHANTS_MAX",
 ] as const;
 
 /** SettingName is one variable of the configuration table. */
@@ -266,8 +277,9 @@ export function readConfig(env: Env, system: SystemLimits = {}): Config {
     metricsToken: readMetricsToken(env),
     corsAllowedOrigins: readCorsOrigins(env),
     checkout: readCheckoutConfig(env),
-    webhooks: readWebhookConfig(env),
+    webhooks: readWebhookConfig(env, database === undefined && isLoopback(host)),
     limits: readListenLimits(env, system.openFileLimit, database?.poolMax ?? 0),
+    trustedProxies: readTrustedProxies(env),
     rateLimit: readRateLimit(env),
     failedAuth: readFailedAuth(env),
     redis: readRedisConfig(env),
@@ -275,12 +287,18 @@ export function readConfig(env: Env, system: SystemLimits = {}): Config {
       delayMs: readInteger(env, "SHUTDOWN_DELAY_MS", 0, 0, 600_000),
       graceMs: readInteger(env, "SHUTDOWN_GRACE_MS", 10_000, 0, 600_000),
     },
-    testHelpers: readTestHelpers(env, database !== undefined),
+    testHelpers: readTestHelpers(env, database !== undefined, host),
   };
 }
 
-/** readWebhookConfig reads the WEBHOOK_* variables; the first bad value throws a ConfigError. */
-export function readWebhookConfig(env: Env): WebhookConfig {
+/**
+ * readWebhookConfig reads the WEBHOOK_* variables; the first bad value throws
+ * a ConfigError. sandbox (memory mode listening on a loopback address, as
+ * startTestServer and a local `serve` do) makes local receivers work by
+ * default: http and private addresses are allowed there, as nobody but this
+ * machine's own merchants can register an endpoint.
+ */
+export function readWebhookConfig(env: Env, sandbox = false): WebhookConfig {
   const scheduleText = env.WEBHOOK_RETRY_SCHEDULE || defaultRetrySchedule;
   let retrySchedule: number[];
   try {
@@ -288,7 +306,7 @@ export function readWebhookConfig(env: Env): WebhookConfig {
   } catch (error) {
     fail("WEBHOOK_RETRY_SCHEDULE", scheduleText, (error as Error).message);
   }
-  const allowPrivate = env.WEBHOOK_ALLOW_PRIVATE_URLS || "false";
+  const allowPrivate = env.WEBHOOK_ALLOW_PRIVATE_URLS || String(sandbox);
   if (allowPrivate !== "true" && allowPrivate !== "false") fail("WEBHOOK_ALLOW_PRIVATE_URLS", allowPrivate, "true or false");
   let secretKey: Buffer | undefined;
   if (env.WEBHOOK_SECRET_KEY) {
@@ -299,13 +317,15 @@ export function readWebhookConfig(env: Env): WebhookConfig {
       fail("WEBHOOK_SECRET_KEY", "…", "32 bytes written as 64 hex digits or as base64 (openssl rand -base64 32)");
     }
   }
+  const concurrency = readInteger(env, "WEBHOOK_CONCURRENCY", 32, 1, 1000);
   return {
     timeoutMs: readInteger(env, "WEBHOOK_TIMEOUT_MS", 10_000, 100, 60_000),
     retrySchedule,
     allowPrivateUrls: allowPrivate === "true",
     secretKey,
-    concurrency: readInteger(env, "WEBHOOK_CONCURRENCY", 32, 1, 1000),
+    concurrency,
     concurrencyPerEndpoint: readInteger(env, "WEBHOOK_CONCURRENCY_PER_ENDPOINT", 4, 1, 100),
+    concurrencyPerMerchant: readInteger(env, "WEBHOOK_CONCURRENCY_PER_MERCHANT", Math.ceil(concurrency / 2), 1, concurrency),
     pollIntervalMs: readInteger(env, "WEBHOOK_POLL_INTERVAL_MS", 1000, 50, 60_000),
     eventRetentionDays: readInteger(env, "EVENT_RETENTION_DAYS", 30, 30, 3650),
   };
@@ -313,15 +333,21 @@ export function readWebhookConfig(env: Env): WebhookConfig {
 
 
 /**
- * readTestHelpers: on by default only in memory mode (a sandbox); a service
- * with a database must ask for them, so a production deployment never serves
- * them by accident. The test clock is a helper, so it needs them on.
+ * readTestHelpers: on by default only in memory mode (a sandbox) listening
+ * on a loopback address, which only this machine reaches; a service with a
+ * database, or one other machines can reach, must ask for them, so neither a
+ * production deployment nor a container on 0.0.0.0 serves them by accident.
+ * The test clock is a helper, so it needs them on.
  */
-function readTestHelpers(env: Env, hasDatabase: boolean): TestHelpersConfig {
-  const enabled = readBoolean(env, "TEST_HELPERS", !hasDatabase);
+function readTestHelpers(env: Env, hasDatabase: boolean, host: string): TestHelpersConfig {
+  const enabled = readBoolean(env, "TEST_HELPERS", !hasDatabase && isLoopback(host));
+  // TEST_CLOCK only matters with the helpers on: "false" with them off is no contradiction.
   const clock = readBoolean(env, "TEST_CLOCK", false);
-  if (clock && !enabled) fail("TEST_CLOCK", "true", `false unless TEST_HELPERS=true${hasDatabase ? " (with DATABASE_URL it defaults to false)" : ""}`);
-  return { enabled, clock };
+  if (clock && !enabled) {
+    const why = hasDatabase ? " (with DATABASE_URL it defaults to false)" : isLoopback(host) ? "" : ` (with HOST ${host}, not a loopback address, it defaults to false)`;
+    fail("TEST_CLOCK", "true", `false unless TEST_HELPERS=true${why}`);
+  }
+  return { enabled, clock, maxMerchants: readInteger(env, "TEST_MERCHANTS_MAX", 10_000, 1, 10_000_000) };
 }
 
 function readBoolean(env: Env, name: string, fallback: boolean): boolean {
@@ -392,6 +418,16 @@ function readConnectionCaps(env: Env, openFileLimit: number | undefined, poolMax
     fail("MAX_CONNECTIONS_PER_ADDRESS", String(maxConnectionsPerAddress), `at most MAX_CONNECTIONS (${maxConnections})`);
   }
   return { maxConnections, maxConnectionsPerAddress };
+}
+
+function readTrustedProxies(env: Env): TrustedProxies | undefined {
+  const text = env.TRUSTED_PROXIES?.trim();
+  if (!text) return undefined;
+  try {
+    return parseTrustedProxies(text);
+  } catch (error) {
+    fail("TRUSTED_PROXIES", text, `comma-separated addresses or CIDR blocks such as 10.0.0.0/8,fd00::/8 (${(error as Error).message})`);
+  }
 }
 
 function readRateLimit(env: Env): RateLimitConfig | undefined {

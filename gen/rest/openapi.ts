@@ -432,7 +432,7 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
       "post": {
         "operationId": "RotateWebhookEndpointSecret",
         "x-service": "payments.v2.WebhookEndpointService",
-        "description": "RotateWebhookEndpointSecret replaces the signing secret; for 24 hours deliveries are signed with the old and the new one.",
+        "description": "RotateWebhookEndpointSecret replaces the signing secret; for the grace (24 hours unless the request says less) deliveries are signed with the old and the new one. At most two secrets sign at once: a rotation ends the grace of any secret replaced before.",
         "parameters": [
           {
             "name": "id",
@@ -857,8 +857,8 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
       },
       "CheckoutLink": {
         "type": "string",
-        "pattern": "^https?://[^/?#]+(/[^?#]*)?/checkout/[A-Za-z0-9_-]{43}$",
-        "description": "PUBLIC_URL/checkout/{token}: the page to send the customer to. The token is 256 random bits."
+        "pattern": "^https?://[^/?#]+(/[^?#]*)?/checkout/[A-Za-z0-9_-]{43}(\\.[A-Za-z0-9_-]{2,86})?$",
+        "description": "PUBLIC_URL/checkout/{token}: the page to send the customer to. The token is 256 random bits, then a dot and the merchant id (1–64 characters), both base64url, so the lookup runs on the merchant's shard; links made before have no dot and keep working."
       },
       "ClientReference": {
         "type": "string",
@@ -1991,8 +1991,23 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
         "type": "object",
         "additionalProperties": false,
         "required": [],
-        "properties": {},
-        "description": "RotateWebhookEndpointSecretRequest names the endpoint whose secret is replaced."
+        "properties": {
+          "graceSeconds": {
+            "anyOf": [
+              {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 86400,
+                "default": 86400
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "Seconds the replaced secret keeps signing beside the new one: 0 retires it at once (a leaked secret); absent, 24 hours."
+          }
+        },
+        "description": "RotateWebhookEndpointSecretRequest names the endpoint whose secret is replaced, and how long the replaced secret keeps signing."
       },
       "SettlementAccount": {
         "type": "object",

@@ -135,7 +135,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description RotateWebhookEndpointSecret replaces the signing secret; for 24 hours deliveries are signed with the old and the new one. */
+        /** @description RotateWebhookEndpointSecret replaces the signing secret; for the grace (24 hours unless the request says less) deliveries are signed with the old and the new one. At most two secrets sign at once: a rotation ends the grace of any secret replaced before. */
         post: operations["RotateWebhookEndpointSecret"];
         delete?: never;
         options?: never;
@@ -309,7 +309,7 @@ export interface components {
         };
         /** @description A CBN bank or institution code. */
         BankCode: string;
-        /** @description PUBLIC_URL/checkout/{token}: the page to send the customer to. The token is 256 random bits. */
+        /** @description PUBLIC_URL/checkout/{token}: the page to send the customer to. The token is 256 random bits, then a dot and the merchant id (1–64 characters), both base64url, so the lookup runs on the merchant's shard; links made before have no dot and keep working. */
         CheckoutLink: string;
         /** @description Merchant-chosen reference, unique per merchant forever (deleted intents keep theirs). */
         ClientReference: string;
@@ -625,8 +625,11 @@ export interface components {
          * @enum {string}
          */
         RefundStatus: "pending" | "successful" | "failed";
-        /** @description RotateWebhookEndpointSecretRequest names the endpoint whose secret is replaced. */
-        RotateWebhookEndpointSecretRequest: Record<string, never>;
+        /** @description RotateWebhookEndpointSecretRequest names the endpoint whose secret is replaced, and how long the replaced secret keeps signing. */
+        RotateWebhookEndpointSecretRequest: {
+            /** @description Seconds the replaced secret keeps signing beside the new one: 0 retires it at once (a leaked secret); absent, 24 hours. */
+            graceSeconds?: number | null;
+        };
         /** @description SettlementAccount is the §2.4 object. */
         SettlementAccount: {
             id: components["schemas"]["SettlementAccountId"];

@@ -13,6 +13,7 @@ import { assertTransition } from "../service/payment-state-machine.js";
 import type { PaymentIntentStore } from "../store/payment-intent-store.js";
 import { createTestMerchant, type TestMerchant } from "./create-test-merchant.js";
 import type { ForcedOutcomes } from "./forced-outcomes.js";
+import type { MerchantCreationLimits } from "./merchant-creation-limits.js";
 import type { MerchantEnrollment } from "./merchant-enrollment.js";
 
 /** What a helper payment did: the attempt recorded, and the intent after it in the GET shape. */
@@ -29,7 +30,8 @@ export interface TestPayment {
  * attempt limit, events) follows a helper's.
  */
 export interface TestHelperService {
-  createMerchant(name: string | undefined): Promise<TestMerchant>;
+  /** Makes a merchant for the client at clientAddress, within the sandbox's merchant limits. */
+  createMerchant(name: string | undefined, clientAddress: string | undefined): Promise<TestMerchant>;
   /** Pays the merchant's intent with the method (default: the intent's first) and the outcome given. */
   pay(merchantId: string, id: string, request: { paymentMethod: string; outcome: string }): Promise<TestPayment>;
   /** Expires the merchant's pending intent now, as if CHECKOUT_TTL had passed. */
@@ -56,6 +58,8 @@ export interface TestHelperServiceDeps {
   ids: IdGenerator;
   /** The service's clock when TEST_CLOCK=true. */
   testClock?: AdvanceableClock;
+  /** Rate and cap of CreateMerchant; absent, unlimited (in-process callers). */
+  merchantCreation?: MerchantCreationLimits;
 }
 
 /** createTestHelperService wires the helpers to the services they drive. */
@@ -71,8 +75,9 @@ export function createTestHelperService(deps: TestHelperServiceDeps): TestHelper
 
   const testClock = deps.testClock;
   return {
-    async createMerchant(name) {
-      return createTestMerchant(deps, name);
+    async createMerchant(name, clientAddress) {
+      const limits = deps.merchantCreation;
+      return limits ? limits.run(clientAddress, () => createTestMerchant(deps, name)) : createTestMerchant(deps, name);
     },
 
     async pay(merchantId, id, request) {

@@ -18,6 +18,7 @@ import { createTestModeProcessor, type ChargingProcessor } from "../processor/te
 import { createRestEncoders } from "../protocols/rest/encode-json.js";
 import { createTestMerchant, type TestMerchant } from "../sandbox/create-test-merchant.js";
 import { logTestHelpers } from "../sandbox/log-test-helpers.js";
+import { createMerchantCreationLimits, defaultMerchantCreationRate } from "../sandbox/merchant-creation-limits.js";
 import { createEventNotifier, type EventNotifier } from "../service/event-notifier.js";
 import { createEventOutbox } from "../service/event-outbox.js";
 import { createEventRetention } from "../service/event-retention.js";
@@ -132,8 +133,9 @@ export async function composeService(config: Config, overrides: ServiceOverrides
   const metrics = createServiceMetrics({ processMetrics: overrides.processMetrics ?? false });
   const helpersConfig = config.testHelpers;
   // TEST_CLOCK: every part of the service reads the one clock the helpers move.
-  const testClock = helpersConfig.clock ? createAdvanceableClock(overrides.clock ?? createSystemClock()) : undefined;
-  const clock = testClock ?? overrides.clock ?? createSystemClock();
+  const realClock = overrides.clock ?? createSystemClock();
+  const testClock = helpersConfig.clock ? createAdvanceableClock(realClock) : undefined;
+  const clock = testClock ?? realClock;
   const ids = overrides.ids ?? createIdGenerator(clock);
   const { onRequestEnd } = overrides;
   const observer = createRequestObserver({
@@ -145,6 +147,7 @@ export async function composeService(config: Config, overrides: ServiceOverrides
     host: config.host,
     port: config.port,
     limits: config.limits,
+    trustedProxies: config.trustedProxies,
     // A stream reset that the handler saw is logged by the request observer already.
     onRefused: (event) => {
       if (event.http2ErrorCode === undefined) observer.refused(event);
@@ -171,7 +174,8 @@ export async function composeService(config: Config, overrides: ServiceOverrides
   }
   const stores = instrumentStores(overrides.wrapStores ? overrides.wrapStores(opened) : opened, metrics);
   // Shared through Redis when REDIS_URL is set, else each instance's memory.
-  const limiters = await createLimiters(config, { clock, log: logger });
+  // Limits run on real time: moving the test clock must not refill anyone's budget.
+  const limiters = await createLimiters(config, { clock: realClock, log: logger });
   const readiness = createReadiness({
     store: stores.health,
     unreachableGraceMs: config.database?.unreadyAfterMs,
@@ -228,11 +232,18 @@ export async function composeService(config: Config, overrides: ServiceOverrides
     failed: "event retention sweep failed",
   });
   const webhookConfig = config.webhooks;
+  // Keep-alive pools of one endpoint's connections: as many as it may have attempts in flight.
+  const sender =
+    overrides.webhookSender ??
+    createWebhookSender({
+      timeoutMs: webhookConfig.timeoutMs,
+      allowPrivate: webhookConfig.allowPrivateUrls,
+      resolve: overrides.resolve,
+      connectionsPerEndpoint: webhookConfig.concurrencyPerEndpoint,
+    });
   const engine = createDeliveryEngine({
     queue: stores.deliveryQueue,
-    sender:
-      overrides.webhookSender ??
-      createWebhookSender({ timeoutMs: webhookConfig.timeoutMs, allowPrivate: webhookConfig.allowPrivateUrls, resolve: overrides.resolve }),
+    sender,
     policy: createRetryPolicy({ schedule: webhookConfig.retrySchedule }),
     // Due times follow the service's clock (the test clock moves retries); webhook-timestamp stays real time (the default signing clock).
     clock,
@@ -240,6 +251,7 @@ export async function composeService(config: Config, overrides: ServiceOverrides
     metrics: metrics.webhooks,
     concurrency: webhookConfig.concurrency,
     perEndpointConcurrency: webhookConfig.concurrencyPerEndpoint,
+    perMerchantConcurrency: webhookConfig.concurrencyPerMerchant,
     pollIntervalMs: webhookConfig.pollIntervalMs,
     graceMs: config.shutdown.graceMs,
   });
@@ -267,6 +279,7 @@ export async function composeService(config: Config, overrides: ServiceOverrides
       retentionSweep.stop();
       refundSweep.stop();
       await engine.stop();
+      await sender.close();
     })();
     return stopped;
   };
@@ -309,7 +322,16 @@ export async function composeService(config: Config, overrides: ServiceOverrides
         closing: closing.signal,
         onRedelivered: () => engine.wake(),
       },
-      testHelpers: helpersConfig.enabled ? { clock: testClock } : undefined,
+      testHelpers: helpersConfig.enabled
+        ? {
+            clock: testClock,
+            merchantCreation: createMerchantCreationLimits({
+              maxMerchants: helpersConfig.maxMerchants,
+              perAddress: defaultMerchantCreationRate,
+              clock: realClock,
+            }),
+          }
+        : undefined,
       caps: overrides.caps,
     }),
   );

@@ -59,15 +59,15 @@ describe("REST webhook endpoints", () => {
   it("refuses bad input with 400 naming the field, and stores nothing", async () => {
     const before = expectJson<{ webhookEndpoints: EndpointJson[] }>(await client.request("GET", "/v2/webhook-endpoints"), 200).webhookEndpoints;
     const cases: [unknown, RegExp][] = [
-      [{ url: "http://shop.example.com/hooks" }, /^url must use https$/],
+      [{ url: "http://shop.example.com/hooks" }, /^url must use https; local receivers need WEBHOOK_ALLOW_PRIVATE_URLS=true on the service \(development only\)$/],
       // The one URL syntax rule of every URL field; https alone is the service's rule past it.
       [{ url: "not a url" }, /^url must be an absolute http or https URL of at most 2048 characters$/],
       [{ url: `https://shop.example.com/${"a".repeat(2048)}` }, /^url must be an absolute http or https URL/],
       [{ url: "https://user:pw@shop.example.com/" }, /^url must not carry credentials$/],
-      [{ url: "https://127.0.0.1/hooks" }, /^url must not point at a loopback address$/],
-      [{ url: "https://169.254.169.254/latest" }, /^url must not point at a link-local address$/],
-      [{ url: "https://internal.example/hooks" }, /^url's host internal.example resolves to a private address$/],
-      [{ url: "https://nowhere.invalid/hooks" }, /^url's host nowhere.invalid does not resolve$/],
+      [{ url: "https://127.0.0.1/hooks" }, /^url's host does not resolve to a public address; local receivers need WEBHOOK_ALLOW_PRIVATE_URLS=true on the service \(development only\)$/],
+      [{ url: "https://169.254.169.254/latest" }, /^url's host does not resolve to a public address; local receivers need WEBHOOK_ALLOW_PRIVATE_URLS=true on the service \(development only\)$/],
+      [{ url: "https://internal.example/hooks" }, /^url's host does not resolve to a public address; local receivers need WEBHOOK_ALLOW_PRIVATE_URLS=true on the service \(development only\)$/],
+      [{ url: "https://nowhere.invalid/hooks" }, /^url's host does not resolve to a public address; local receivers need WEBHOOK_ALLOW_PRIVATE_URLS=true on the service \(development only\)$/],
       [{ url: "https://shop.example.com/", eventTypes: ["payment_intent.refunded"] }, /^eventTypes\[0\] must be one of payment_intent.created, /],
       [{ url: "https://shop.example.com/", eventTypes: ["payment_intent.created", "payment_intent.created"] }, /^eventTypes\[1\]: "payment_intent.created" is listed twice$/],
       [{ url: "https://shop.example.com/", description: "x".repeat(257) }, /^description must be at most 256 characters of text$/],

@@ -63,6 +63,6 @@ describe("StreamEvents over gRPC-Web text", () => {
     assert.equal(events[0]!.id, stored.id);
     const trailer = frames.at(-1)!;
     assert.equal(trailer.flags, 0x80);
-    assert.match(trailer.data.toString("latin1"), /^grpc-status: 4\r\ngrpc-message: the deadline passed\r\n$/);
+    assert.match(trailer.data.toString("latin1"), /^grpc-status: 4\r\ngrpc-message: the deadline passed before the call finished\r\n$/);
   });
 });

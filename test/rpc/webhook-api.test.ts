@@ -10,6 +10,7 @@ import { createEventMaker } from "../support/event-maker.js";
 import { createManualClock } from "../support/manual-clock.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 import { expectConnectError, rpcProtocols } from "./support/rpc-helpers.js";
+import { notPublicMessage, privateUrlHint } from "../../src/webhooks/endpoint-url.js";
 
 // The unary RPCs of EventService and WebhookEndpointService over every
 // protocol; each protocol gets its own server, so its lists hold its own data.
@@ -66,7 +67,7 @@ for (const protocol of rpcProtocols) {
     });
 
     it("refuses bad input with InvalidArgument naming the field, and a merchant past the cap with FailedPrecondition", async () => {
-      await expectConnectError(endpoints.createWebhookEndpoint({ url: "http://shop.example.com/" }, as()), Code.InvalidArgument, "url must use https");
+      await expectConnectError(endpoints.createWebhookEndpoint({ url: "http://shop.example.com/" }, as()), Code.InvalidArgument, `url must use https${privateUrlHint}`);
       await expectConnectError(
         endpoints.createWebhookEndpoint({ url: "https://shop.example.com/", eventTypes: ["nope"] }, as()),
         Code.InvalidArgument,
@@ -75,7 +76,7 @@ for (const protocol of rpcProtocols) {
       await expectConnectError(
         endpoints.createWebhookEndpoint({ url: "https://internal.example/" }, as()),
         Code.InvalidArgument,
-        "url's host internal.example resolves to a private address",
+        notPublicMessage("url"),
       );
       await expectConnectError(endpoints.listWebhookDeliveries({ id: "we_x", pageSize: 101 }, as()), Code.InvalidArgument, "pageSize must be an integer from 1 to 100");
       await expectConnectError(endpoints.listWebhookDeliveries({ id: "we_x" }, as()), Code.NotFound, "webhook endpoint we_x not found");

@@ -12,11 +12,20 @@ describe("readWebhookConfig", () => {
       secretKey: undefined,
       concurrency: 32,
       concurrencyPerEndpoint: 4,
+      concurrencyPerMerchant: 16,
       pollIntervalMs: 1000,
       eventRetentionDays: 30,
     };
     assert.deepEqual(readWebhookConfig({}), defaults);
-    assert.deepEqual(readConfig({}).webhooks, defaults);
+    assert.deepEqual(readConfig({ HOST: "0.0.0.0" }).webhooks, defaults);
+    assert.deepEqual(readConfig({ DATABASE_URL: "postgres://u@127.0.0.1:5432/d" }).webhooks, defaults);
+  });
+
+  it("allows local receivers by default in the sandbox (memory mode on a loopback address), and takes false there", () => {
+    assert.equal(readWebhookConfig({}, true).allowPrivateUrls, true);
+    assert.equal(readConfig({}).webhooks.allowPrivateUrls, true);
+    assert.equal(readConfig({ HOST: "::1" }).webhooks.allowPrivateUrls, true);
+    assert.equal(readConfig({ WEBHOOK_ALLOW_PRIVATE_URLS: "false" }).webhooks.allowPrivateUrls, false);
   });
 
   it("reads every variable", () => {
@@ -29,6 +38,7 @@ describe("readWebhookConfig", () => {
         WEBHOOK_SECRET_KEY: key.toString("base64"),
         WEBHOOK_CONCURRENCY: "8",
         WEBHOOK_CONCURRENCY_PER_ENDPOINT: "1",
+        WEBHOOK_CONCURRENCY_PER_MERCHANT: "3",
         WEBHOOK_POLL_INTERVAL_MS: "250",
         EVENT_RETENTION_DAYS: "90",
       }),
@@ -39,6 +49,7 @@ describe("readWebhookConfig", () => {
         secretKey: key,
         concurrency: 8,
         concurrencyPerEndpoint: 1,
+        concurrencyPerMerchant: 3,
         pollIntervalMs: 250,
         eventRetentionDays: 90,
       },
@@ -56,6 +67,7 @@ describe("readWebhookConfig", () => {
       [{ WEBHOOK_SECRET_KEY: key }, "WEBHOOK_SECRET_KEY"],
       [{ WEBHOOK_CONCURRENCY: "0" }, "WEBHOOK_CONCURRENCY"],
       [{ WEBHOOK_CONCURRENCY_PER_ENDPOINT: "101" }, "WEBHOOK_CONCURRENCY_PER_ENDPOINT"],
+      [{ WEBHOOK_CONCURRENCY: "8", WEBHOOK_CONCURRENCY_PER_MERCHANT: "9" }, "WEBHOOK_CONCURRENCY_PER_MERCHANT"],
       [{ WEBHOOK_POLL_INTERVAL_MS: "10" }, "WEBHOOK_POLL_INTERVAL_MS"],
       [{ EVENT_RETENTION_DAYS: "29" }, "EVENT_RETENTION_DAYS"],
       [{ EVENT_RETENTION_DAYS: "3651" }, "EVENT_RETENTION_DAYS"],

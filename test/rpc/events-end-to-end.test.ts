@@ -54,14 +54,15 @@ for (const protocol of rpcProtocols) {
 describe("the event and endpoint API in the started service", () => {
   let service: ServiceTestServer;
   before(async () => {
-    service = await startService({ WEBHOOK_POLL_INTERVAL_MS: 50 });
+    // Production's URL rule, not the loopback sandbox's default (private URLs allowed).
+    service = await startService({ WEBHOOK_POLL_INTERVAL_MS: 50, WEBHOOK_ALLOW_PRIVATE_URLS: false });
   });
   after(() => service.close());
 
   it("serves both services over Connect and gRPC, and ends streams when the server closes", async () => {
     const as = (signal?: AbortSignal): CallOptions => ({ headers: { authorization: `Bearer ${service.apiKey}` }, signal });
     const endpoints = createClient(WebhookEndpointService, createConnectTransport({ baseUrl: service.url, httpVersion: "1.1" }));
-    await assert.rejects(endpoints.createWebhookEndpoint({ url: "https://127.0.0.1/hooks" }, as()), /url's host does not resolve to a public address$/);
+    await assert.rejects(endpoints.createWebhookEndpoint({ url: "https://127.0.0.1/hooks" }, as()), /url's host does not resolve to a public address; local receivers need WEBHOOK_ALLOW_PRIVATE_URLS=true/);
     const events = createClient(EventService, createGrpcTransport({ baseUrl: service.url }));
     const stream = events.streamEvents({}, as())[Symbol.asyncIterator]();
     await new Promise((resolve) => setTimeout(resolve, 200));

@@ -29,13 +29,13 @@ export interface ServiceMetricsOptions {
  */
 export interface ServiceMetrics {
   readonly registry: Registry;
-  /** Counts and times one finished request: the onRequestEnd of createApp. */
+  /** Counts and times one finished request: the request observer's onRequestEnd (composeService). */
   recordRequest(outcome: RequestOutcome): void;
   /** Counts a connection the listener closed unserved or cut (caps, timeouts, protocol errors). */
   recordDroppedConnection(reason: string): void;
   /** A recorder of one store operation's call durations (bound to its labels once); used by instrumentStore. */
   storeTimer(store: string, operation: string): (seconds: number, ok: boolean) => void;
-  /** Counts created intents and status transitions: the events of createApp. */
+  /** Counts created intents and status transitions: the services' events (createApp). */
   readonly paymentEvents: PaymentEvents;
   /** The webhook delivery engine's metrics (payments_webhook_*). */
   readonly webhooks: WebhookMetrics;

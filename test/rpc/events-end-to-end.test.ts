@@ -55,6 +55,7 @@ for (const protocol of rpcProtocols) {
 describe("the event and endpoint API in the started service", () => {
   let service: ServiceTestServer;
   before(async () => {
+    // Production's URL rule, not the loopback sandbox's default (private URLs allowed).
     service = await startService({ WEBHOOK_POLL_INTERVAL_MS: 50, WEBHOOK_ALLOW_PRIVATE_URLS: false });
   });
   after(() => service.close());

@@ -121,10 +121,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     AUTH_FAILURES_PER_MINUTE: "0",
     // The API alone: the suites of the test helpers turn them on.
     TEST_HELPERS: "false",
+    // Production's URL rule (https, public addresses), not the loopback sandbox's default; a suite asks for private URLs.
+    WEBHOOK_ALLOW_PRIVATE_URLS: "false",
     // A held delivery attempt is cut at once when the server closes.
     SHUTDOWN_GRACE_MS: "0",
-    // As a deployment (not the sandbox, which allows local receivers on a loopback HOST): the suites test the refusals.
-    WEBHOOK_ALLOW_PRIVATE_URLS: "false",
     ...(database && { DATABASE_URL: database.url, DB_POOL_MAX: "10", DB_STATEMENT_TIMEOUT_MS: "5000" }),
     ...options.settings,
   });

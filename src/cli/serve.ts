@@ -2,7 +2,7 @@ import { ConfigError, readConfig, type Config } from "../config.js";
 import { createPinoLogger } from "../observability/pino-logger.js";
 import { readOpenFileLimit } from "../listener/open-file-limit.js";
 import { createShutdown } from "../server/shutdown.js";
-import { startService } from "../server/start-service.js";
+import { composeService } from "../server/compose-service.js";
 import { describeStartFailure } from "./start-failure.js";
 import { watchParent } from "./watch-parent.js";
 
@@ -43,7 +43,7 @@ export async function serve(env: Environment): Promise<void> {
 
   let service;
   try {
-    service = await startService(config, { logger, processMetrics: true });
+    service = await composeService(config, { logger, processMetrics: true });
   } catch (error) {
     // The port, the database or a migration: one line with the cause and the fix, as for a bad setting.
     const line = describeStartFailure(error, config);

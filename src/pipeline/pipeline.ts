@@ -12,6 +12,7 @@ import type { Logger } from "../lib/logger.js";
 import { createContractChecker } from "../rules/contract-rules.js";
 import type { RequestChecker } from "../rules/request-checker.js";
 import type { Procedure, ProcedureCall } from "./procedure.js";
+import { isProtocolViolation } from "./protocol-violation.js";
 import type { RequestContext } from "../http/request-context.js";
 
 /** How a protocol hands one call to the pipeline. */
@@ -51,7 +52,11 @@ export interface Pipeline {
    * logged and replaced by Internal "internal error".
    */
   unary(context: RequestContext, procedure: Procedure, call: PipelineCall, readInput: () => Promise<Message>): Promise<Message>;
-  /** Runs a streaming procedure; errors raised while it streams are mapped the same way (see failure()). */
+  /**
+   * Runs a streaming procedure. Errors raised before it streams and while it
+   * streams (its own, a request message that fails the field rules) are
+   * mapped the same way as unary ones (see failure()).
+   */
   stream(
     context: RequestContext,
     procedure: Procedure,
@@ -129,7 +134,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   }
 
   function failure(context: RequestContext, error: unknown): unknown {
-    if (error instanceof ConnectError && error.code !== Code.Internal && error.code !== Code.Unknown) return error;
+    if (error instanceof ConnectError && ((error.code !== Code.Internal && error.code !== Code.Unknown) || isProtocolViolation(error))) return error;
     if (error instanceof HttpRefusal || error instanceof BodyTooLarge || error instanceof ClientGone) return error;
     const rest = context.protocol === "rest";
     options.logger.error(
@@ -170,12 +175,21 @@ export function createPipeline(options: PipelineOptions): Pipeline {
             yield input;
           }
         })();
-        return procedure.stream!(checked, { merchantId, context, signal });
+        return mapFailures(procedure.stream!(checked, { merchantId, context, signal }), (error) => failure(context, error));
       } catch (error) {
         throw failure(context, error);
       }
     },
   };
+}
+
+/** mapFailures passes a stream's messages through and maps whatever it throws. */
+async function* mapFailures<T>(source: AsyncIterable<T>, map: (error: unknown) => unknown): AsyncGenerator<T> {
+  try {
+    yield* source;
+  } catch (error) {
+    throw map(error);
+  }
 }
 
 /** limited is ResourceExhausted (REST 429) with Retry-After in whole seconds, at least 1 (RFC 9110 §10.2.3). */

@@ -18,6 +18,13 @@ export interface JsonDecodeOptions {
    * amount is a JSON integer, so REST accepts neither.
    */
   proto3: boolean;
+  /**
+   * Skip keys the message does not declare, as binary protobuf skips unknown
+   * fields: the RPC protocols do (like connect-go and connect-es servers), so
+   * a client built from a newer proto keeps working over JSON. REST's
+   * contract refuses them.
+   */
+  ignoreUnknownFields?: boolean;
   adapters?: FieldAdapters;
 }
 
@@ -48,6 +55,7 @@ export function decodeJsonMessage(schema: DescMessage, json: unknown, options: J
     const raw = json[key];
     const fieldPath = path === "" ? key : `${path}.${key}`;
     const field = schema.fields.find((f) => f.jsonName === key || (options.proto3 && f.name === key));
+    if (!field && options.ignoreUnknownFields) continue;
     if (!field || field.oneof) throw invalid(`unknown field ${fieldPath}`);
     if (field.localName in init) throw invalid(`${fieldPath} is given more than once`);
     const adapter = options.adapters?.get(`${schema.typeName}.${field.name}`);

@@ -10,8 +10,8 @@ import { createRequestContext, unnamedRoute, type RequestContext } from "../http
 import { rpcMethods, type Cors } from "./cors.js";
 import type { RestProtocol } from "./rest/rest-protocol.js";
 import type { RouteTable } from "./rest/route-table.js";
+import { protocolLabelOf, rpcFormatOf, type RpcFormat } from "./rpc/rpc-content-type.js";
 import { clientAddressOf } from "../http/client-address.js";
-import { protocolLabelOf, rpcFormatOf } from "./rpc/rpc-content-type.js";
 import type { RpcServer } from "./rpc/rpc-server.js";
 
 export interface DispatcherOptions {
@@ -40,6 +40,13 @@ export interface DispatcherOptions {
  * target is no route at all.
  */
 const dotSegment = /(?:^|\/)(?:\.|%2e){1,2}(?:\/|$)/i;
+
+/**
+ * An RPC path: /package.Service/Method. No REST route has this shape (a
+ * REST path's first segment never holds a dot), so a POST here in an RPC
+ * Content-Type is a call to a method this service lacks.
+ */
+const rpcPath = /^\/[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+\/[A-Za-z_][A-Za-z0-9_]*$/;
 
 /**
  * createDispatcher builds the one request handler behind the port. It reads
@@ -97,6 +104,17 @@ export function createDispatcher(options: DispatcherOptions): NodeHandler {
     options.rpc.serve(req, res, context, procedure, format).catch((error: unknown) => internalFailure(res, context, error));
   }
 
+  /**
+   * A call to a method this service does not have: gRPC and gRPC-Web answer
+   * grpc-status 12 as their clients expect, Connect its unimplemented error
+   * (HTTP 404), never the REST 404 body a gRPC client cannot read.
+   */
+  function serveUnknownRpc(req: NodeRequest, res: NodeServerResponse, context: RequestContext, path: string, format: RpcFormat) {
+    context.protocol = format.protocol;
+    cors?.decorate(req, res);
+    options.rpc.unimplemented(res, context, path, format);
+  }
+
   function servePlain(req: NodeRequest, res: NodeServerResponse, context: RequestContext, route: HttpRoute, path: string) {
     context.protocol = "http";
     context.route = route.name ?? unnamedRoute;
@@ -150,6 +168,10 @@ export function createDispatcher(options: DispatcherOptions): NodeHandler {
 
     const procedure = procedures.get(path);
     if (procedure) return serveRpc(req, response, context, procedure, path);
+    if (req.method === "POST" && rpcPath.test(path)) {
+      const format = rpcFormatOf(req.headers["content-type"]);
+      if (format) return serveUnknownRpc(req, response, context, path, format);
+    }
     for (const route of options.httpRoutes) {
       if (route.matches(path)) return servePlain(req, response, context, route, path);
     }

@@ -69,7 +69,7 @@ export function createTestHelperService(deps: TestHelperServiceDeps): TestHelper
   /** The merchant's live intent, as GET finds it: another merchant's, unknown and deleted are 404. */
   async function liveIntent(merchantId: string, id: string) {
     const found = await deps.intents.findById(merchantId, id);
-    if (!found || found.deletedAt !== null) throw notFound(id);
+    if (!found || found.status === "cancelled") throw notFound(id);
     return found;
   }
 
@@ -104,7 +104,7 @@ export function createTestHelperService(deps: TestHelperServiceDeps): TestHelper
       const settled = await deps.expiry.settle(due);
       // Refused when it was not pending, or stopped being so meanwhile (paid, deleted).
       if (intent.status !== "pending" || settled.status !== "expired") {
-        assertTransition(id, settled.deletedAt ? "cancelled" : settled.status, "expired");
+        assertTransition(id, settled.status, "expired");
       }
       return deps.paymentIntents.get(merchantId, id);
     },

@@ -8,9 +8,6 @@ import { listen, type ListeningServer } from "../../src/listener/listen.js";
 import type { DroppedConnection } from "../../src/listener/listener-events.js";
 import { proxyV2Signature } from "../../src/listener/proxy-header.js";
 import { parseTrustedProxies } from "../../src/listener/trusted-proxies.js";
-import { createMemoryRateLimiter } from "../../src/limits/memory-rate-limiter.js";
-import { createFailedAuthThrottle } from "../../src/limits/failed-auth-throttle.js";
-import { createSystemClock } from "../../src/lib/clock.js";
 import { h2Preface, openRaw, parseAnswers, within } from "./support/hostile-clients.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 
@@ -158,11 +155,8 @@ describe("PROXY protocol from a peer that is not trusted", () => {
 describe("the failed-auth throttle behind a balancer", () => {
   let server: TestServer;
   before(async () => {
-    const clock = createSystemClock();
-    const limiter = createMemoryRateLimiter({ ratePerSecond: 1 / 60, burst: 3, clock });
     server = await startTestServer({
-      app: { failedAuth: createFailedAuthThrottle({ limiter, clock }) },
-      trustedProxies: parseTrustedProxies("127.0.0.1"),
+      settings: { AUTH_FAILURES_PER_MINUTE: "1", AUTH_FAILURES_BURST: "3", TRUSTED_PROXIES: "127.0.0.1" },
     });
   });
   after(() => server.close());

@@ -49,7 +49,7 @@ describe("a first run against the sandbox", () => {
 describe("webhook receivers outside the sandbox (WEBHOOK_ALLOW_PRIVATE_URLS off)", () => {
   let server: TestServer;
   before(async () => {
-    server = await startTestServer({ webhooks: { allowPrivateUrls: false } });
+    server = await startTestServer({ settings: { WEBHOOK_ALLOW_PRIVATE_URLS: "false" } });
   });
   after(() => server.close());
 

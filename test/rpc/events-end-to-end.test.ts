@@ -54,7 +54,8 @@ for (const protocol of rpcProtocols) {
 describe("the event and endpoint API in the started service", () => {
   let service: ServiceTestServer;
   before(async () => {
-    service = await startService({ WEBHOOK_POLL_INTERVAL_MS: 50 });
+    // Production's URL rule: the sandbox allows local receivers by default.
+    service = await startService({ WEBHOOK_POLL_INTERVAL_MS: 50, WEBHOOK_ALLOW_PRIVATE_URLS: "false" });
   });
   after(() => service.close());
 

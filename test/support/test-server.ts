@@ -121,6 +121,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     AUTH_FAILURES_PER_MINUTE: "0",
     // The API alone: the suites of the test helpers turn them on.
     TEST_HELPERS: "false",
+    // Production's URL rule (the sandbox default is to allow local receivers): the suites of private URLs turn it on.
+    WEBHOOK_ALLOW_PRIVATE_URLS: "false",
     // A held delivery attempt is cut at once when the server closes.
     SHUTDOWN_GRACE_MS: "0",
     ...(database && { DATABASE_URL: database.url, DB_POOL_MAX: "10", DB_STATEMENT_TIMEOUT_MS: "5000" }),

@@ -4,6 +4,7 @@ import { readOpenFileLimit } from "../listener/open-file-limit.js";
 import { createShutdown } from "../server/shutdown.js";
 import { composeService } from "../server/compose-service.js";
 import { describeStartFailure } from "./start-failure.js";
+import { watchParent } from "./watch-parent.js";
 
 /** The process's environment, as serve() reads it. */
 export type Environment = Record<string, string | undefined>;
@@ -16,6 +17,7 @@ export type Environment = Record<string, string | undefined>;
  * both run it, so the installed command starts exactly what the checkout does.
  */
 export async function serve(env: Environment): Promise<void> {
+  const parent = process.ppid;
   let config: Config;
   try {
     config = readConfig(env, { openFileLimit: readOpenFileLimit() });
@@ -82,4 +84,7 @@ export async function serve(env: Environment): Promise<void> {
   });
   process.on("SIGINT", () => void shutdown("SIGINT"));
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  // Started by a package manager (npx, npm start, yarn, pnpm: each sets npm_config_user_agent): when the
+  // wrapper a shell's kill reached is gone, stop too.
+  if (env.npm_config_user_agent !== undefined) watchParent(parent, () => void shutdown("the npm process that started the service exited"));
 }

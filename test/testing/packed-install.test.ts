@@ -1,10 +1,12 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import net from "node:net";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
+import { setTimeout as delay } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
 import { commandEnv, packAndInstall, pinnedVersion, projectNode as node, repoRoot, runCommand as run, type PackedInstall } from "../support/packed-install.js";
 
@@ -15,6 +17,27 @@ function readmeExample(): string {
   const example = /```js\n([\s\S]*?)```/.exec(section)?.[1];
   assert.ok(example, "docs/testing.md has a node:test example under 'In a Node test suite'");
   return example;
+}
+
+/** A port free a moment ago. */
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Whether something accepts connections on the port. */
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, "127.0.0.1");
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
 }
 
 /** The integrator's test file: plain JavaScript, importing only what the install provides. */
@@ -150,6 +173,46 @@ export { base, status, reason, now, error, method };
     const started = await run(node, ["--import", pathToFileURL(path.join(project, "record-loads.mjs")).href, "start.mjs"], { cwd: project, timeoutMs: 30_000 });
     assert.equal(started.code, 0, started.stderr);
     assert.deepEqual(JSON.parse(started.stdout), []);
+  });
+
+  it("runs docs/testing.md's node:test example as copied into a fresh `npm init -y` project (CommonJS by default)", async () => {
+    const fresh = path.join(project, "fresh");
+    mkdirSync(fresh);
+    const init = await run("npm", ["init", "-y"], { cwd: fresh, timeoutMs: 30_000 });
+    assert.equal(init.code, 0, init.stderr);
+    const example = readmeExample();
+    // The file name the example gives itself in its first line, as a reader saves it.
+    const name = /^\/\/ (\S+\.test\.[cm]?js)\b/.exec(example)?.[1];
+    assert.ok(name, `the example names its file in its first line: ${example.split("\n")[0]}`);
+    writeFileSync(path.join(fresh, name), example);
+    // payment-intents resolves from the project's node_modules above, as from the fresh project's own.
+    const suite = await run(node, ["--test", "--test-reporter=tap"], { cwd: fresh, timeoutMs: 30_000 });
+    assert.equal(suite.code, 0, `${suite.stdout}\n${suite.stderr}`);
+    assert.match(suite.stdout, /^# fail 0$/m);
+    assert.doesNotMatch(suite.stdout, /^# pass 0$/m);
+  });
+
+  it("npx payment-intents serve: a SIGTERM to npx's own PID stops the server and frees the port", async () => {
+    const port = String(await freePort());
+    const npx = spawn("npx", ["payment-intents", "serve"], {
+      cwd: project,
+      env: commandEnv({ PORT: port, HOST: "127.0.0.1", SHUTDOWN_GRACE_MS: "2000", LOG_LEVEL: "warn" }),
+      stdio: "ignore",
+      // Its own process group: only npx gets the signal, as from a shell's `kill <pid>` of `npx … &`.
+      detached: true,
+    });
+    try {
+      for (let i = 0; i < 300 && !(await accepts(Number(port))); i++) await delay(100);
+      assert.ok(await accepts(Number(port)), "npx payment-intents serve never listened");
+      process.kill(npx.pid!, "SIGTERM");
+      const killedAt = performance.now();
+      while ((await accepts(Number(port))) && performance.now() - killedAt < 5000) await delay(50);
+      assert.equal(await accepts(Number(port)), false, "the server still holds the port after npx was killed");
+    } finally {
+      try {
+        process.kill(-npx.pid!, "SIGKILL");
+      } catch {}
+    }
   });
 
   it("serves with `payment-intents serve` from node_modules/.bin, helpers on, and stops on SIGTERM", async () => {

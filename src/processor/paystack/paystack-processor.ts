@@ -6,12 +6,11 @@ import type { AttemptOutcome, PaymentProcessor, RefundOutcome } from "../payment
 import { createPaystackHttp, type PaystackReply } from "./paystack-http.js";
 import { isRefundData, isTransactionData, refundOutcome, transactionOutcome } from "./paystack-outcomes.js";
 import { refundNote } from "./paystack-refund-note.js";
+import { paystackName } from "./paystack-name.js";
 import { isPaystackTestKey } from "./paystack-secret-key.js";
 import { parsePaystackWebhook } from "./paystack-webhook.js";
 import type { InitializeBody, InitializeData, PageMeta, RefundBody, RefundData } from "./paystack-wire.js";
 
-/** The name of the method, of the processor stored on each attempt, and of its webhook route. */
-export const paystackName = "paystack";
 
 /** How far back a refund retry looks for a refund an earlier call made (see findRefund). */
 const refundLookbackMs = 48 * 3600_000;

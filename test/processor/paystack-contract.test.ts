@@ -46,7 +46,7 @@ describe("the Paystack adapter and stand-in, held to Paystack's OpenAPI descript
     dropTypelessNullable(api.definition);
     dropTypelessNullable(api.document);
     standIn = await startPaystackStandIn({ secretKey });
-    processor = createPaystackProcessor({ secretKey, baseUrl: standIn.url, timeoutMs: 2_000 });
+    processor = createPaystackProcessor({ secretKey, baseUrl: standIn.url, timeoutMs: 10_000 });
   });
   after(() => standIn?.close());
 
@@ -80,7 +80,7 @@ describe("the Paystack adapter and stand-in, held to Paystack's OpenAPI descript
     assert.equal((await processor.refundStatus({ idempotencyKey: "rf_contract_1", reference: (refund as { reference: string }).reference }, signal())).kind, "pending");
     assert.equal((await processor.refundStatus({ idempotencyKey: "rf_contract_1", reference: null }, signal())).kind, "pending");
     assert.equal((await processor.refundStatus({ idempotencyKey: "rf_contract_1", reference: "999" }, signal())).kind, "unknown"); // a 404
-    const wrongKey = createPaystackProcessor({ secretKey: "sk_test_" + "9".repeat(40), baseUrl: standIn.url, timeoutMs: 2_000 });
+    const wrongKey = createPaystackProcessor({ secretKey: "sk_test_" + "9".repeat(40), baseUrl: standIn.url, timeoutMs: 10_000 });
     assert.equal((await wrongKey.status(ref("att_contract_1"), signal())).kind, "unknown"); // a 401
     standIn.knobs.down = [...paystackRoutes];
     assert.equal((await begin("att_contract_2")).kind, "unknown"); // a 503: the description's "default"

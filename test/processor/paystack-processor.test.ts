@@ -7,6 +7,7 @@ import { createPaystackProcessor } from "../../src/processor/paystack/paystack-p
 import { signPaystackBody } from "../../src/processor/paystack/paystack-signature.js";
 import { ProcessorWebhookRejected } from "../../src/processor/processor-webhook-rejected.js";
 import { paystackRoutes, startPaystackStandIn, type PaystackStandIn } from "../support/paystack-stand-in.js";
+import { waitFor } from "../support/redis.js";
 
 const secretKey = "sk_test_4d1f0c2b9e8a7d6c5b4a39281706f5e4d3c2b1a0";
 const signal = () => new AbortController().signal;
@@ -49,7 +50,7 @@ describe("createPaystackProcessor", () => {
   beforeEach(() => {
     Object.assign(standIn.knobs, { down: [], slowMs: 0, tooManyRetryAfter: null, mismatchKobo: 0, refundsBecome: "processed", webhookUrl: null });
     log = recordingLogger();
-    processor = createPaystackProcessor({ secretKey, baseUrl: standIn.url, timeoutMs: 500, logger: log.logger });
+    processor = createPaystackProcessor({ secretKey, baseUrl: standIn.url, timeoutMs: 10_000, logger: log.logger });
   });
 
   /** Begins an attempt, pays it as the customer would, and returns it. */
@@ -66,7 +67,7 @@ describe("createPaystackProcessor", () => {
     assert.equal(processor.testMode, true);
     assert.equal(processor.handles("paystack"), true);
     assert.equal(processor.handles("card"), false);
-    const live = createPaystackProcessor({ secretKey: "sk_live_" + "a".repeat(40), baseUrl: standIn.url, timeoutMs: 500 });
+    const live = createPaystackProcessor({ secretKey: "sk_live_" + "a".repeat(40), baseUrl: standIn.url, timeoutMs: 10_000 });
     assert.equal(live.testMode, false);
   });
 
@@ -84,7 +85,7 @@ describe("createPaystackProcessor", () => {
       currency: "NGN",
       reference: request.idempotencyKey,
       callback_url: request.returnUrl,
-      metadata: { payment_intent_id: request.paymentIntentId },
+      metadata: { payment_intent_id: request.paymentIntentId, amount_kobo: "250000" },
     });
   });
 
@@ -131,10 +132,11 @@ describe("createPaystackProcessor", () => {
     assert.deepEqual(await processor.begin(attempt(), signal()), { kind: "unknown", reason: "Paystack answered 503 to POST /transaction/initialize" });
     standIn.knobs.down = [];
 
-    standIn.knobs.slowMs = 2_000;
+    standIn.knobs.slowMs = 4_000;
+    const impatient = createPaystackProcessor({ secretKey, baseUrl: standIn.url, timeoutMs: 500 });
     const started = Date.now();
-    assert.deepEqual(await processor.begin(attempt(), signal()), { kind: "unknown", reason: "Paystack did not answer within 500 ms" });
-    assert.ok(Date.now() - started < 1_500, "the timeout did not cut the call");
+    assert.deepEqual(await impatient.begin(attempt(), signal()), { kind: "unknown", reason: "Paystack did not answer within 500 ms" });
+    assert.ok(Date.now() - started < 3_000, "the timeout did not cut the call");
     standIn.knobs.slowMs = 0;
 
     standIn.knobs.tooManyRetryAfter = "7";
@@ -143,13 +145,13 @@ describe("createPaystackProcessor", () => {
     standIn.knobs.tooManyRetryAfter = null;
 
     const closed = await freePort();
-    const unreachable = createPaystackProcessor({ secretKey, baseUrl: `http://127.0.0.1:${closed}`, timeoutMs: 500 });
+    const unreachable = createPaystackProcessor({ secretKey, baseUrl: `http://127.0.0.1:${closed}`, timeoutMs: 10_000 });
     assert.deepEqual(await unreachable.status(ref, signal()), { kind: "unknown", reason: "Paystack could not be reached (ECONNREFUSED)" });
   });
 
   it("a refused secret key is unknown and logged at error, and nothing it says carries the key", async () => {
     const wrongKey = "sk_test_" + "f".repeat(40);
-    const wrong = createPaystackProcessor({ secretKey: wrongKey, baseUrl: standIn.url, timeoutMs: 500, logger: log.logger });
+    const wrong = createPaystackProcessor({ secretKey: wrongKey, baseUrl: standIn.url, timeoutMs: 10_000, logger: log.logger });
     const outcome = await wrong.begin(attempt(), signal());
     assert.deepEqual(outcome, { kind: "unknown", reason: "Paystack refused the secret key (401)" });
     assert.equal(log.lines.filter((line) => line.level === "error").length, 1);
@@ -171,6 +173,23 @@ describe("createPaystackProcessor", () => {
         noticeId: `charge.success:${t.id}`,
       });
       assert.deepEqual(processor.parseWebhook(headers, raw), first);
+    });
+
+    it("a charge.success for another amount than our initialize asked is declined amount_mismatch and logged at error", async () => {
+      standIn.knobs.mismatchKobo = 5_000;
+      const { request } = await paidAttempt(99_900n);
+      const raw = Buffer.from(JSON.stringify(standIn.chargeSuccessEvent(request.idempotencyKey)));
+      const notice = processor.parseWebhook({ "x-paystack-signature": signPaystackBody(secretKey, raw) }, raw);
+      assert.deepEqual(notice, {
+        kind: "attempt",
+        idempotencyKey: request.idempotencyKey,
+        outcome: { kind: "declined", reference: request.idempotencyKey, reason: "amount_mismatch", mismatch: { amount: 104_900n, currency: "NGN" } },
+        noticeId: `charge.success:${standIn.transaction(request.idempotencyKey)!.id}`,
+      });
+      assert.deepEqual(
+        log.lines.filter((line) => line.level === "error").map((line) => line.fields),
+        [{ processor: "paystack", attempt: request.idempotencyKey, expected: "99900", paid: "104900", currency: "NGN" }],
+      );
     });
 
     it("rejects a missing, malformed, repeated or wrong signature and a body changed after signing, never naming the key", async () => {
@@ -226,7 +245,7 @@ describe("createPaystackProcessor", () => {
       const over = await processor.refund({ idempotencyKey: "rf_over", attempt: ref, amount: 1n }, signal());
       assert.deepEqual(over, { kind: "failed", reference: null, reason: "Paystack refused the refund: Refund amount cannot be more than the transaction's unrefunded amount" });
 
-      await new Promise((resolve) => setTimeout(resolve, 60));
+      await waitFor(() => standIn.refundsOf(ref.idempotencyKey).every((r) => r.status === "processed"), 5_000, "the refunds to be processed");
       assert.deepEqual(await processor.refundStatus({ idempotencyKey: "rf_partial", reference: String(first!.id) }, signal()), {
         kind: "succeeded",
         reference: String(first!.id),
@@ -256,7 +275,7 @@ describe("createPaystackProcessor", () => {
       standIn.knobs.refundsBecome = "failed";
       const created = await processor.refund({ idempotencyKey: "rf_fails", attempt: ref, amount: 250_000n }, signal());
       assert.equal(created.kind, "pending");
-      await new Promise((resolve) => setTimeout(resolve, 60));
+      await waitFor(() => standIn.refundsOf(ref.idempotencyKey)[0]?.status === "failed", 5_000, "the refund to fail");
       const status = await processor.refundStatus({ idempotencyKey: "rf_fails", reference: (created as { reference: string }).reference }, signal());
       assert.deepEqual(status, { kind: "failed", reference: (created as { reference: string }).reference, reason: "Paystack could not refund the payment." });
 
@@ -291,3 +310,4 @@ async function freePort(): Promise<number> {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
 }
+

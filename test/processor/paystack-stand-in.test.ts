@@ -5,6 +5,7 @@ import { after, before, describe, it } from "node:test";
 import type { ProcessorNotice } from "../../src/processor/payment-processor.js";
 import { createPaystackProcessor } from "../../src/processor/paystack/paystack-processor.js";
 import { startPaystackStandIn, type PaystackStandIn } from "../support/paystack-stand-in.js";
+import { waitFor } from "../support/redis.js";
 
 const secretKey = "sk_test_9f8e7d6c5b4a39281706f5e4d3c2b1a0ffeeddcc";
 const signal = () => new AbortController().signal;
@@ -33,7 +34,7 @@ async function startReceiver(parse: (headers: Record<string, string | string[] |
 describe("the Paystack stand-in", () => {
   let standIn: PaystackStandIn;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
-  const processor = () => createPaystackProcessor({ secretKey, baseUrl: standIn.url, timeoutMs: 2_000 });
+  const processor = () => createPaystackProcessor({ secretKey, baseUrl: standIn.url, timeoutMs: 10_000 });
 
   before(async () => {
     standIn = await startPaystackStandIn({ secretKey });
@@ -86,8 +87,7 @@ describe("the Paystack stand-in", () => {
     const before = standIn.webhooksSent.length;
     await fetch(`${url}/pay`, { method: "POST", redirect: "manual" });
     assert.equal(standIn.webhooksSent.length, before);
-    await new Promise((resolve) => setTimeout(resolve, 150));
-    assert.equal(standIn.webhooksSent.length, before + 1);
+    await waitFor(() => standIn.webhooksSent.length === before + 1, 5_000, "charge.success after the return");
     standIn.knobs.webhookTiming = "before-return";
   });
 
@@ -96,7 +96,7 @@ describe("the Paystack stand-in", () => {
     await standIn.pay("att_page_3");
     const outcome = await processor().refund({ idempotencyKey: "rf_page_3", attempt: { idempotencyKey: "att_page_3", reference: "att_page_3", amount: 75_000n }, amount: 25_000n }, signal());
     assert.equal(outcome.kind, "pending");
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await waitFor(() => standIn.webhooksSent.at(-1)?.event === "refund.processed", 5_000, "refund.processed");
     assert.deepEqual(standIn.webhooksSent.at(-1), { event: "refund.processed", status: 200 });
     assert.deepEqual(receiver.notices.at(-1), {
       kind: "refund",

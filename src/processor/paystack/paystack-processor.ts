@@ -52,6 +52,15 @@ export function createPaystackProcessor(options: PaystackProcessorOptions): Paym
     return { kind: "unknown", reason: `Paystack refused the secret key (${status})` };
   };
 
+  /** An amount mismatch is never paid, and someone must look: the log line at error says what to do. */
+  function reportMismatch(attempt: string, expected: bigint, outcome: AttemptOutcome) {
+    if (outcome.kind !== "declined" || !outcome.mismatch) return;
+    logger.error(
+      { processor: paystackName, attempt, expected: String(expected), paid: String(outcome.mismatch.amount), currency: outcome.mismatch.currency },
+      "Paystack took a different amount or currency than the attempt's: not marked paid; refund it on Paystack's dashboard",
+    );
+  }
+
   /**
    * findRefund looks for a refund an earlier call made for this idempotency
    * key (POST /refund has none of its own): Paystack's refunds of the last 48
@@ -98,7 +107,7 @@ export function createPaystackProcessor(options: PaystackProcessorOptions): Paym
         currency: request.currency,
         reference: request.idempotencyKey,
         callback_url: request.returnUrl,
-        metadata: { payment_intent_id: request.paymentIntentId },
+        metadata: { payment_intent_id: request.paymentIntentId, amount_kobo: String(request.amount) },
       };
       const reply = await http.call("POST", "/transaction/initialize", { body }, signal);
       if (reply.kind === "unavailable") return unknown(reply);
@@ -127,16 +136,11 @@ export function createPaystackProcessor(options: PaystackProcessorOptions): Paym
       }
       if (!isTransactionData(reply.body.data)) return { kind: "unknown", reason: "Paystack's answer to verify has no transaction" };
       const outcome = transactionOutcome(reply.body.data, { amount: ref.amount, currency: "NGN" });
-      if (outcome.kind === "declined" && outcome.mismatch) {
-        logger.error(
-          { processor: paystackName, attempt: ref.idempotencyKey, expected: String(ref.amount), paid: String(outcome.mismatch.amount), currency: outcome.mismatch.currency },
-          "Paystack took a different amount or currency than the attempt's: not marked paid; refund it on Paystack's dashboard",
-        );
-      }
+      reportMismatch(ref.idempotencyKey, ref.amount, outcome);
       return outcome;
     },
 
-    parseWebhook: (headers, rawBody) => parsePaystackWebhook(options.secretKey, headers, rawBody),
+    parseWebhook: (headers, rawBody) => parsePaystackWebhook(options.secretKey, headers, rawBody, reportMismatch),
 
     async refund(request, signal) {
       const earlier = await findRefund(request.idempotencyKey, signal);

@@ -1,6 +1,6 @@
-import type { ProcessorNotice } from "../payment-processor.js";
+import type { AttemptOutcome, ProcessorNotice } from "../payment-processor.js";
 import { ProcessorWebhookRejected } from "../processor-webhook-rejected.js";
-import { isRefundData, isTransactionData, refundOutcome } from "./paystack-outcomes.js";
+import { isRefundData, isTransactionData, refundOutcome, transactionOutcome } from "./paystack-outcomes.js";
 import { refundIdFromNote } from "./paystack-refund-note.js";
 import { verifyPaystackSignature } from "./paystack-signature.js";
 
@@ -11,8 +11,9 @@ const refundEvents = new Set(["refund.processed", "refund.failed", "refund.pendi
  * the hex HMAC-SHA512 of the raw body with the secret key, compared in
  * constant time) before reading a byte of it, then names what it is about:
  * - charge.success: the attempt whose id is the transaction's reference,
- *   succeeded with Paystack's amount and currency (the settlement compares
- *   them with the intent's; a difference is never paid);
+ *   succeeded with Paystack's amount and currency, or declined
+ *   "amount_mismatch" when they differ from the amount_kobo our initialize
+ *   put in its metadata (signed with the rest, so it is ours);
  * - refund.processed, refund.failed, refund.pending: the refund whose id our
  *   merchant_note carries; a refund without one (made on the dashboard) is
  *   ignored;
@@ -23,6 +24,7 @@ export function parsePaystackWebhook(
   secretKey: string,
   headers: Record<string, string | string[] | undefined>,
   rawBody: Buffer,
+  onMismatch: (attempt: string, expected: bigint, outcome: AttemptOutcome) => void = () => {},
 ): ProcessorNotice {
   const signature = headers["x-paystack-signature"];
   if (typeof signature !== "string" || signature === "") throw new ProcessorWebhookRejected("no x-paystack-signature header");
@@ -44,12 +46,13 @@ export function parsePaystackWebhook(
   if (name === "charge.success") {
     if (!isTransactionData(data)) throw new ProcessorWebhookRejected("a charge.success event without its transaction");
     const id = Number.isSafeInteger(data.id) ? String(data.id) : data.reference;
-    return {
-      kind: "attempt",
-      idempotencyKey: data.reference,
-      outcome: { kind: "succeeded", reference: data.reference, amount: BigInt(data.amount), currency: data.currency },
-      noticeId: `${name}:${id}`,
-    };
+    const expected = expectedAmount(data.metadata);
+    let outcome: AttemptOutcome = { kind: "succeeded", reference: data.reference, amount: BigInt(data.amount), currency: data.currency };
+    if (expected !== undefined) {
+      outcome = transactionOutcome({ ...data, status: "success" }, { amount: expected, currency: "NGN" });
+      onMismatch(data.reference, expected, outcome);
+    }
+    return { kind: "attempt", idempotencyKey: data.reference, outcome, noticeId: `${name}:${id}` };
   }
   if (refundEvents.has(name)) {
     if (!isRefundData(data)) throw new ProcessorWebhookRejected(`a ${name} event without its refund`);
@@ -59,4 +62,18 @@ export function parsePaystackWebhook(
     return { kind: "refund", idempotencyKey: refundId, outcome: refundOutcome({ ...data, status }), noticeId: `${name}:${data.id}` };
   }
   return { kind: "ignored", reason: `Paystack event ${name} is not used` };
+}
+
+/** expectedAmount reads the amount_kobo begin put in the transaction's metadata (an object, or its JSON text). */
+function expectedAmount(metadata: unknown): bigint | undefined {
+  let value = metadata;
+  if (typeof value === "string") {
+    try {
+      value = JSON.parse(value);
+    } catch {
+      return undefined;
+    }
+  }
+  const kobo = (value as { amount_kobo?: unknown } | null)?.amount_kobo;
+  return typeof kobo === "string" && /^\d{1,18}$/.test(kobo) ? BigInt(kobo) : undefined;
 }

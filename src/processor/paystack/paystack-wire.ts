@@ -15,7 +15,8 @@ export interface InitializeBody {
   currency: "NGN";
   reference: string;
   callback_url: string;
-  metadata: { payment_intent_id: string };
+  /** amount_kobo: what we asked for, so a signed charge.success can be checked against it without a lookup. */
+  metadata: { payment_intent_id: string; amount_kobo: string };
 }
 
 /** Every Paystack answer: `status` false with a `message` on an error (schema Error). */
@@ -40,6 +41,8 @@ export interface TransactionData {
   amount: number;
   currency: string;
   gateway_response?: string;
+  /** Ours, as given at initialize; an object, or its JSON text. */
+  metadata?: unknown;
 }
 
 /** RefundCreate (POST /refund). `merchant_note` carries our refund id (see paystack-refund-note.ts). */

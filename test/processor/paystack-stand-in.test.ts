@@ -81,6 +81,16 @@ describe("the Paystack stand-in", () => {
     });
   });
 
+  it("its Cancel sends the customer back with the reference, the transaction abandoned and no webhook", async () => {
+    const url = await begin("att_page_cancel");
+    const sent = standIn.webhooksSent.length;
+    const back = await fetch(`${url}/cancel`, { method: "POST", redirect: "manual" });
+    assert.equal(back.status, 302);
+    assert.equal(back.headers.get("location"), "http://127.0.0.1:9/checkout/tok/return?attempt=att_page_cancel&trxref=att_page_cancel&reference=att_page_cancel");
+    assert.equal(standIn.transaction("att_page_cancel")!.status, "abandoned");
+    assert.equal(standIn.webhooksSent.length, sent);
+  });
+
   it("sends charge.success after the return when told to", async () => {
     standIn.knobs.webhookTiming = "after-return";
     const url = await begin("att_page_2");

@@ -386,7 +386,7 @@ export async function startPaystackStandIn(options: PaystackStandInOptions): Pro
 
   /** The hosted authorization page: not Paystack's API, the customer's side of it. */
   const page = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<boolean> => {
-    const match = /^\/checkout\/([0-9a-f]+)(\/pay)?$/.exec(path);
+    const match = /^\/checkout\/([0-9a-f]+)(\/pay|\/cancel)?$/.exec(path);
     const t = match && byAccessCode.get(match[1]!);
     if (!match || !t) return false;
     if (req.method === "GET" && !match[2]) {
@@ -394,12 +394,14 @@ export async function startPaystackStandIn(options: PaystackStandInOptions): Pro
       res.end(
         `<!doctype html><title>Paystack (stand-in)</title><h1>Paystack checkout (stand-in)</h1>` +
           `<p>${t.email} pays NGN ${(t.amount / 100).toFixed(2)}</p>` +
-          `<form method="post" action="/checkout/${t.accessCode}/pay"><button type="submit">Pay NGN ${(t.amount / 100).toFixed(2)}</button></form>`,
+          `<form method="post" action="/checkout/${t.accessCode}/pay"><button type="submit">Pay NGN ${(t.amount / 100).toFixed(2)}</button></form>` +
+          `<form method="post" action="/checkout/${t.accessCode}/cancel"><button type="submit">Cancel payment</button></form>`,
       );
       return true;
     }
     if (req.method === "POST" && match[2]) {
-      await pay(t.reference);
+      // Paying settles the transaction; cancelling leaves it abandoned. Either way the customer goes back.
+      if (match[2] === "/pay") await pay(t.reference);
       const back = new URL(t.callbackUrl ?? `${url}/`);
       back.searchParams.set("trxref", t.reference);
       back.searchParams.set("reference", t.reference);

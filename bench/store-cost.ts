@@ -56,7 +56,7 @@ function newIntent(): PaymentIntentRecord {
     callbackUrl: "https://shop.example.com/paid",
     transaction: null,
     splits: [],
-    checkoutToken: ids.checkoutToken(),
+    checkoutToken: ids.checkoutToken(merchantId),
     requestFingerprint: "0".repeat(64),
     createdAt: now,
     updatedAt: now,

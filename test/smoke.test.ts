@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { startTestServer, type TestServer } from "./support/test-server.js";
+import { checkoutTokenSource } from "../src/lib/checkout-token.js";
 
 describe("server", () => {
   let server: TestServer;
@@ -18,6 +19,6 @@ describe("server", () => {
     assert.equal(res.status, 201);
     const body = (await res.json()) as Record<string, unknown>;
     assert.equal(body.amount, "50000");
-    assert.match(String(body.checkoutLink), new RegExp(`^${server.url}/checkout/[A-Za-z0-9_-]{43}$`));
+    assert.match(String(body.checkoutLink), new RegExp(`^${server.url}/checkout/${checkoutTokenSource}$`));
   });
 });

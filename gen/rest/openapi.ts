@@ -857,8 +857,8 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
       },
       "CheckoutLink": {
         "type": "string",
-        "pattern": "^https?://[^/?#]+(/[^?#]*)?/checkout/[A-Za-z0-9_-]{43}$",
-        "description": "PUBLIC_URL/checkout/{token}: the page to send the customer to. The token is 256 random bits."
+        "pattern": "^https?://[^/?#]+(/[^?#]*)?/checkout/[A-Za-z0-9_-]{43}(\\.[A-Za-z0-9_-]{2,86})?$",
+        "description": "PUBLIC_URL/checkout/{token}: the page to send the customer to. The token is 256 random bits, then a dot and the merchant id (1–64 characters), both base64url, so the lookup runs on the merchant's shard; links made before have no dot and keep working."
       },
       "ClientReference": {
         "type": "string",

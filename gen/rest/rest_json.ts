@@ -309,7 +309,7 @@ export interface components {
         };
         /** @description A CBN bank or institution code. */
         BankCode: string;
-        /** @description PUBLIC_URL/checkout/{token}: the page to send the customer to. The token is 256 random bits. */
+        /** @description PUBLIC_URL/checkout/{token}: the page to send the customer to. The token is 256 random bits, then a dot and the merchant id (1–64 characters), both base64url, so the lookup runs on the merchant's shard; links made before have no dot and keep working. */
         CheckoutLink: string;
         /** @description Merchant-chosen reference, unique per merchant forever (deleted intents keep theirs). */
         ClientReference: string;

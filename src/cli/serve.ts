@@ -2,7 +2,7 @@ import { ConfigError, readConfig, type Config } from "../config.js";
 import { createPinoLogger } from "../observability/pino-logger.js";
 import { readOpenFileLimit } from "../listener/open-file-limit.js";
 import { createShutdown } from "../server/shutdown.js";
-import { startService } from "../server/start-service.js";
+import { composeService } from "../server/compose-service.js";
 
 /** The process's environment, as serve() reads it. */
 export type Environment = Record<string, string | undefined>;
@@ -38,7 +38,7 @@ export async function serve(env: Environment): Promise<void> {
     exit(1);
   });
 
-  const service = await startService(config, { logger, processMetrics: true });
+  const service = await composeService(config, { logger, processMetrics: true });
   const { server } = service;
   if (service.demoKey) {
     const key = service.demoKey;

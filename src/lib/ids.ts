@@ -1,3 +1,4 @@
+import { makeCheckoutToken } from "./checkout-token.js";
 import type { Clock } from "./clock.js";
 import { createRandomPool } from "./random-pool.js";
 import { createUuidV7 } from "./uuid-v7.js";
@@ -26,10 +27,11 @@ export interface IdGenerator {
   /** One event's delivery to one endpoint: "whd_" + UUIDv7. */
   webhookDeliveryId(): string;
   /**
-   * The capability in a checkout link. It is handed to customers, so it is
-   * 256 random bits (never derived from the id) and unguessable.
+   * The capability in a checkout link. It is handed to customers, so its
+   * secret part is 256 random bits (never derived from the id) and
+   * unguessable; it carries its merchant for routing (checkout-token.ts).
    */
-  checkoutToken(): string;
+  checkoutToken(merchantId: string): string;
 }
 
 /** createIdGenerator makes ids from the given clock and crypto randomness. */
@@ -46,6 +48,6 @@ export function createIdGenerator(clock: Clock): IdGenerator {
     eventId: () => `evt_${uuid()}`,
     webhookEndpointId: () => `we_${uuid()}`,
     webhookDeliveryId: () => `whd_${uuid()}`,
-    checkoutToken: () => random.take(32).toString("base64url"),
+    checkoutToken: (merchantId) => makeCheckoutToken(merchantId, random.take(32)),
   };
 }

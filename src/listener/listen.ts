@@ -46,6 +46,29 @@ export interface ListeningServer {
  * onRefused and onConnectionDropped.
  */
 export async function listen(handler: NodeHandler, options: ListenOptions): Promise<ListeningServer> {
+  const listener = await openListener(options);
+  listener.serve(handler);
+  return listener;
+}
+
+/** OpenListener is a bound port whose app is attached by serve(). */
+export interface OpenListener extends ListeningServer {
+  /** Attaches the app: every request from now on goes to handler. */
+  serve(handler: NodeHandler): void;
+}
+
+/**
+ * openListener binds the port before the app exists, so that a service on
+ * PORT=0 knows its URL (the origin of every checkoutLink) while it is being
+ * built. Until serve() attaches the app, a request is answered 503, as
+ * /readyz answers while starting; with PORT=0 nobody knows the port yet.
+ */
+export async function openListener(options: ListenOptions): Promise<OpenListener> {
+  let app: NodeHandler = (_req, res) => {
+    res.writeHead(503);
+    res.end();
+  };
+  const handler: NodeHandler = (req, res) => app(req, res);
   const limits = { ...defaultListenLimits, ...options.limits };
   const events: ListenerEvents = { onRefused: options.onRefused, onConnectionDropped: options.onConnectionDropped };
   const generate = options.generateRequestId ?? randomUUID;
@@ -102,6 +125,9 @@ export async function listen(handler: NodeHandler, options: ListenOptions): Prom
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
 
   return {
+    serve(attached) {
+      app = attached;
+    },
     host: address.address,
     port: address.port,
     url: `http://${host}:${address.port}`,

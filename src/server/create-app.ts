@@ -5,7 +5,6 @@ import { RefundService } from "../../gen/payments/v2/refunds_pb.js";
 import { SettlementAccountService } from "../../gen/payments/v2/settlement_account_pb.js";
 import { TestHelperService } from "../../gen/payments/v2/test_helpers_pb.js";
 import { WebhookEndpointService } from "../../gen/payments/v2/webhook_endpoints_pb.js";
-import type { ApiKeyVerifier } from "../auth/api-key-verifier.js";
 import type { HttpRoute } from "../http/http-route.js";
 import type { NodeHandler } from "../http/node-http.js";
 import type { AdvanceableClock } from "../lib/advanceable-clock.js";
@@ -14,7 +13,7 @@ import type { IdGenerator } from "../lib/ids.js";
 import type { Logger } from "../lib/logger.js";
 import type { FailedAuthThrottle } from "../limits/failed-auth-throttle.js";
 import type { RateLimit, RateLimiter } from "../limits/rate-limiter.js";
-import { createRequestObserver, type RequestObserver, type RequestOutcome } from "../observability/request-observer.js";
+import type { RequestObserver } from "../observability/request-observer.js";
 import { createOpenApiDocument } from "../openapi/openapi-document.js";
 import { createOpenApiRoutes } from "../openapi/openapi-routes.js";
 import { createPipeline } from "../pipeline/pipeline.js";
@@ -26,7 +25,6 @@ import { createSettlementAccountProcedures } from "../procedures/settlement-acco
 import { createTestHelperProcedures } from "../procedures/test-helper-procedures.js";
 import { createWebhookEndpointProcedures } from "../procedures/webhook-endpoint-procedures.js";
 import type { ChargingProcessor as PaymentProcessor } from "../processor/test-mode-processor.js";
-import { createTestModeProcessor } from "../processor/test-mode-processor.js";
 import { createCors, type CorsOptions } from "../protocols/cors.js";
 import { createDispatcher } from "../protocols/dispatch.js";
 import { createRestEncoders } from "../protocols/rest/encode-json.js";
@@ -35,152 +33,141 @@ import { createRestProtocol } from "../protocols/rest/rest-protocol.js";
 import { createRouteTable } from "../protocols/rest/route-table.js";
 import { createRpcServer } from "../protocols/rpc/rpc-server.js";
 import { createForcedOutcomes } from "../sandbox/forced-outcomes.js";
-import type { MerchantEnrollment } from "../sandbox/merchant-enrollment.js";
 import { createTestHelperService } from "../sandbox/test-helper-service.js";
 import { createCheckoutService } from "../service/checkout-service.js";
 import type { EventNotifier } from "../service/event-notifier.js";
 import { createEventService } from "../service/event-service.js";
 import { createEventStreams } from "../service/event-stream.js";
-import { ignorePaymentEvents, type PaymentEvents } from "../service/payment-events.js";
-import { createPaymentExpiry } from "../service/payment-expiry.js";
-import { createPaymentIntentPresenter } from "../service/payment-intent-presenter.js";
+import type { PaymentEvents } from "../service/payment-events.js";
+import type { PaymentExpiry } from "../service/payment-expiry.js";
+import type { PaymentIntentPresenter } from "../service/payment-intent-presenter.js";
 import { createPaymentIntentService } from "../service/payment-intent-service.js";
-import { createPaymentMethodCatalogue } from "../service/payment-method-catalogue.js";
+import type { PaymentMethodCatalogue } from "../service/payment-method-catalogue.js";
 import { createPageTokenCodec, type PageTokenCodec } from "../service/page-token.js";
 import { createSettlementAccountService } from "../service/settlement-account-service.js";
 import { createWebhookEndpointService } from "../service/webhook-endpoint-service.js";
-import type { EventStore } from "../store/event-store.js";
-import type { MerchantDirectory } from "../store/merchant-directory.js";
-import type { PaymentIntentStore } from "../store/payment-intent-store.js";
-import type { SettlementAccountStore } from "../store/settlement-account-store.js";
-import type { WebhookEndpointStore } from "../store/webhook-endpoint-store.js";
 import { createCheckoutRoutes } from "../transport/checkout/checkout-routes.js";
 import { createCsrf } from "../transport/checkout/csrf.js";
 import { systemResolver, type HostResolver } from "../webhooks/host-resolver.js";
-import { defaultListenLimits } from "../listener/listen-limits.js";
+import type { Stores } from "./open-stores.js";
 import type { RefundParts } from "./refund-parts.js";
 
 export interface AppOptions {
-  intents: PaymentIntentStore;
-  accounts: SettlementAccountStore;
-  verifier: ApiKeyVerifier;
+  /** The stores as the service uses them: intents, accounts, refunds, events, endpoints, keys and merchants. */
+  stores: Pick<Stores, "intents" | "accounts" | "events" | "endpoints" | "verifier" | "merchants" | "enrollment">;
+  /** The payment methods offered (PAYMENT_PROCESSORS), the one the presenter renders with. */
+  catalogue: PaymentMethodCatalogue;
+  /** Renders intents, with checkoutLinks under publicUrl. */
+  presenter: PaymentIntentPresenter;
+  /** Expires lapsed intents: the sweep's, also asked by the checkout and the test helpers. */
+  expiry: PaymentExpiry;
+  /** Moves the money: the checkout charges through it. */
+  processor: PaymentProcessor;
+  /** RefundService (over the same processor). */
+  refunds: Pick<RefundParts, "service">;
   clock: Clock;
   ids: IdGenerator;
   logger: Logger;
   /** Where customers reach the service: the origin of every checkoutLink. */
   publicUrl: string;
   basePath: string;
-  /** Third-party processor names offered beside card, bank_transfer and ussd. */
-  processors: readonly string[];
   /** Signs page tokens; instances that share a database must share it. */
   pageTokenSecret: string;
   maxBodyBytes: number;
   /** Plain HTTP endpoints served beside the API (pages, health, metrics). */
-  httpRoutes?: readonly HttpRoute[];
+  httpRoutes: readonly HttpRoute[];
   /** RPCs served beside the API without an API key (gRPC health, reflection). */
-  procedures?: readonly Procedure[];
+  procedures: readonly Procedure[];
   /** Told of every created intent and status change (metrics). */
-  events?: PaymentEvents;
-  /** Told of every finished request, on every protocol (metrics). */
-  onRequestEnd?: (outcome: RequestOutcome) => void;
-  /** Logs and counts every request; one is made from logger and onRequestEnd when absent. */
-  observer?: RequestObserver;
-  /** Merchant display names for the checkout page; default: the merchant id. */
-  merchants?: MerchantDirectory;
-  /** Moves the money; default: the test-mode processor. */
-  processor?: PaymentProcessor;
-  /** How long a pending intent can be paid (CHECKOUT_TTL); default 24 hours. */
-  checkoutTtlMs?: number;
-  /** Declined attempts after which an intent fails (MAX_PAYMENT_ATTEMPTS); default 3. */
-  maxPaymentAttempts?: number;
+  events: PaymentEvents;
+  /** Logs and counts every request. */
+  observer: RequestObserver;
+  /** How long a pending intent can be paid (CHECKOUT_TTL). */
+  checkoutTtlMs: number;
+  /** Declined attempts after which an intent fails (MAX_PAYMENT_ATTEMPTS). */
+  maxPaymentAttempts: number;
   /** Signs the checkout forms' CSRF fields (CHECKOUT_SECRET); default: random per process. */
   checkoutSecret?: string;
-  /** Most settlement accounts one merchant may register; default 1000. */
-  maxSettlementAccounts?: number;
   /** CORS_ALLOWED_ORIGINS; unset: no CORS headers at all. */
   cors?: CorsOptions;
   /** The per-API-key limit; absent, keys are not limited. */
   keyLimit?: { limiter: RateLimiter; limit: RateLimit };
   /** Failed authentications per client address; absent, not throttled. */
   failedAuth?: FailedAuthThrottle;
-  /** Longest a streaming response waits for a client to read (WRITE_TIMEOUT_MS); default the listener's default. */
-  streamWriteTimeoutMs?: number;
-  /** EventService and WebhookEndpointService; absent, their routes and RPCs do not exist. */
-  webhooks?: WebhookApiOptions;
+  /** Longest a streaming response waits for a client to read (WRITE_TIMEOUT_MS). */
+  streamWriteTimeoutMs: number;
+  /** What the event and webhook endpoint API needs beside the stores. */
+  webhooks: WebhookApiOptions;
   /** TEST_HELPERS=true: serve TestHelperService; absent, its routes and RPCs do not exist. */
   testHelpers?: TestHelpersOptions;
-  /** RefundService (over the same processor as options.processor); absent, its routes and RPCs do not exist. */
-  refunds?: Pick<RefundParts, "service">;
+  /** Per-merchant caps and polling intervals; each has its default. */
+  caps?: AppCaps;
 }
 
-/** What the event and webhook endpoint API needs beyond the API's own parts. */
-export interface WebhookApiOptions {
-  events: EventStore;
-  endpoints: WebhookEndpointStore;
-  /** Wakes event streams when this process commits an event; absent, they poll only. */
-  notifier?: Pick<EventNotifier, "subscribe">;
-  /** WEBHOOK_ALLOW_PRIVATE_URLS. */
-  allowPrivateUrls: boolean;
-  /** Resolves endpoint hosts at registration; default: the system resolver. */
-  resolve?: HostResolver;
+/** AppCaps: per-merchant caps and polling intervals, which tests shrink. */
+export interface AppCaps {
+  /** Most settlement accounts one merchant may register; default 1000. */
+  maxSettlementAccounts?: number;
   /** Most endpoints per merchant; default maxWebhookEndpoints (16). */
   maxEndpointsPerMerchant?: number;
   /** How often a waiting event stream reads the store anyway; default 500 ms. */
   streamPollIntervalMs?: number;
   /** Most open event streams per merchant on this instance; default 10. */
   maxStreamsPerMerchant?: number;
+}
+
+/** What the event and webhook endpoint API needs beyond the stores. */
+export interface WebhookApiOptions {
+  /** Wakes event streams when this process commits an event. */
+  notifier: Pick<EventNotifier, "subscribe">;
+  /** WEBHOOK_ALLOW_PRIVATE_URLS. */
+  allowPrivateUrls: boolean;
+  /** Resolves endpoint hosts at registration; default: the system resolver. */
+  resolve?: HostResolver;
   /** Aborted when the server begins to shut down: open event streams end. */
-  closing?: AbortSignal;
+  closing: AbortSignal;
   /** Told when RedeliverEvent queued deliveries (wakes the delivery engine). */
-  onRedelivered?: () => void;
+  onRedelivered: () => void;
 }
 
 /** What the test helpers need beyond the API's own parts. */
 export interface TestHelpersOptions {
-  /** Adds the merchants CreateMerchant makes to the key and merchant stores. */
-  enrollment: MerchantEnrollment;
   /** TEST_CLOCK=true: the service's clock (also options.clock), which AdvanceClock moves. */
   clock?: AdvanceableClock;
 }
 
-export const defaultCheckoutTtlMs = 24 * 60 * 60 * 1000;
-export const defaultMaxPaymentAttempts = 3;
-
 /**
- * createApp assembles the service from its parts: services over the given
- * stores, procedures over the services, one pipeline, and the protocols and
- * dispatcher in front. It reads no environment and opens no port, so tests
- * build it with in-memory stores and a fixed clock.
+ * createApp assembles what answers requests from the parts composeService
+ * built: services over the stores, procedures over the services, one
+ * pipeline, and the protocols and dispatcher in front. It starts nothing and
+ * opens no port.
  */
 export function createApp(options: AppOptions): NodeHandler {
-  const catalogue = createPaymentMethodCatalogue(options.processors);
+  const { stores, catalogue, expiry, events, processor } = options;
   const pageTokens = createPageTokenCodec(options.pageTokenSecret);
-  const events = options.events ?? ignorePaymentEvents;
   const paymentIntents = createPaymentIntentService({
-    intents: options.intents,
-    accounts: options.accounts,
+    intents: stores.intents,
+    accounts: stores.accounts,
     catalogue,
-    presenter: createPaymentIntentPresenter({ publicUrl: options.publicUrl, catalogue }),
+    presenter: options.presenter,
     pageTokens,
     clock: options.clock,
     ids: options.ids,
     events,
-    checkoutTtlMs: options.checkoutTtlMs ?? defaultCheckoutTtlMs,
+    checkoutTtlMs: options.checkoutTtlMs,
   });
-  const expiry = createPaymentExpiry({ intents: options.intents, clock: options.clock, events });
-  const processor = options.processor ?? createTestModeProcessor();
   // With the helpers on, the checkout's processor answers a helper's charge with the outcome it asked for.
   const outcomes = options.testHelpers && createForcedOutcomes(processor);
   const checkout = createCheckoutService({
-    intents: options.intents,
-    merchants: options.merchants ?? { nameOf: async (merchantId) => merchantId },
+    intents: stores.intents,
+    merchants: stores.merchants,
     processor: outcomes?.processor ?? processor,
     catalogue,
     expiry,
     events,
     clock: options.clock,
     ids: options.ids,
-    maxAttempts: options.maxPaymentAttempts ?? defaultMaxPaymentAttempts,
+    maxAttempts: options.maxPaymentAttempts,
   });
   const checkoutRoutes = createCheckoutRoutes({
     checkout,
@@ -192,33 +179,36 @@ export function createApp(options: AppOptions): NodeHandler {
     logger: options.logger,
   });
   const settlementAccounts = createSettlementAccountService({
-    accounts: options.accounts,
+    accounts: stores.accounts,
     pageTokens,
-    maxPerMerchant: options.maxSettlementAccounts,
+    maxPerMerchant: options.caps?.maxSettlementAccounts,
     clock: options.clock,
     ids: options.ids,
   });
 
-  const apiProcedures = [...createPaymentIntentProcedures(paymentIntents), ...createSettlementAccountProcedures(settlementAccounts)];
-  if (options.webhooks) apiProcedures.push(...webhookProcedures(options.webhooks, options, pageTokens));
-  if (options.refunds) apiProcedures.push(...createRefundProcedures(options.refunds.service(pageTokens)));
+  const apiProcedures = [
+    ...createPaymentIntentProcedures(paymentIntents),
+    ...createSettlementAccountProcedures(settlementAccounts),
+    ...webhookProcedures(options, pageTokens),
+    ...createRefundProcedures(options.refunds.service(pageTokens)),
+  ];
   if (options.testHelpers && outcomes) {
     const helpers = createTestHelperService({
-      intents: options.intents,
+      intents: stores.intents,
       paymentIntents,
       checkout,
       outcomes,
       expiry,
-      enrollment: options.testHelpers.enrollment,
+      enrollment: stores.enrollment,
       clock: options.clock,
       ids: options.ids,
       testClock: options.testHelpers.clock,
     });
     apiProcedures.push(...createTestHelperProcedures(helpers));
   }
-  const procedures = [...apiProcedures, ...(options.procedures ?? [])];
+  const procedures = [...apiProcedures, ...options.procedures];
   const pipeline = createPipeline({
-    verifier: options.verifier,
+    verifier: stores.verifier,
     logger: options.logger,
     keyLimit: options.keyLimit,
     failedAuth: options.failedAuth,
@@ -229,7 +219,7 @@ export function createApp(options: AppOptions): NodeHandler {
   const openApi = openApiRoutes(options.basePath, options.publicUrl);
   return createDispatcher({
     procedures,
-    httpRoutes: [...(options.httpRoutes ?? []), ...checkoutRoutes, ...openApi],
+    httpRoutes: [...options.httpRoutes, ...checkoutRoutes, ...openApi],
     restRoutes,
     rest: createRestProtocol({
       routes: restRoutes,
@@ -240,10 +230,10 @@ export function createApp(options: AppOptions): NodeHandler {
       maxBodyBytes: options.maxBodyBytes,
       adapters: new Map([paymentMethodAdapter]),
     }),
-    rpc: createRpcServer({ pipeline, maxMessageBytes: options.maxBodyBytes, streamWriteTimeoutMs: options.streamWriteTimeoutMs ?? defaultListenLimits.writeTimeoutMs }),
+    rpc: createRpcServer({ pipeline, maxMessageBytes: options.maxBodyBytes, streamWriteTimeoutMs: options.streamWriteTimeoutMs }),
     pipeline,
     basePath: options.basePath,
-    observer: options.observer ?? createRequestObserver({ logger: options.logger, onRequestEnd: options.onRequestEnd }),
+    observer: options.observer,
     logger: options.logger,
     cors: options.cors && createCors(options.cors),
     publicPaths: [`${options.basePath}/openapi.json`],
@@ -251,16 +241,17 @@ export function createApp(options: AppOptions): NodeHandler {
 }
 
 /** The procedures of EventService and WebhookEndpointService over the given stores. */
-function webhookProcedures(webhooks: WebhookApiOptions, options: AppOptions, pageTokens: PageTokenCodec): Procedure[] {
-  const { events, endpoints } = webhooks;
+function webhookProcedures(options: AppOptions, pageTokens: PageTokenCodec): Procedure[] {
+  const { webhooks, caps } = options;
+  const { events, endpoints } = options.stores;
   return [
     ...createEventProcedures(
       createEventService({ events, endpoints, pageTokens, clock: options.clock, ids: options.ids, onRedelivered: webhooks.onRedelivered }),
       createEventStreams({
         events,
         notifier: webhooks.notifier,
-        pollIntervalMs: webhooks.streamPollIntervalMs,
-        maxPerMerchant: webhooks.maxStreamsPerMerchant,
+        pollIntervalMs: caps?.streamPollIntervalMs,
+        maxPerMerchant: caps?.maxStreamsPerMerchant,
         closing: webhooks.closing,
       }),
     ),
@@ -272,7 +263,7 @@ function webhookProcedures(webhooks: WebhookApiOptions, options: AppOptions, pag
         ids: options.ids,
         allowPrivateUrls: webhooks.allowPrivateUrls,
         resolve: webhooks.resolve ?? systemResolver,
-        maxPerMerchant: webhooks.maxEndpointsPerMerchant,
+        maxPerMerchant: caps?.maxEndpointsPerMerchant,
       }),
     ),
   ];

@@ -12,6 +12,8 @@ export type EventListener = (events: readonly EventRecord[]) => void;
 export interface EventNotifier {
   /** Calls listener with each batch of the merchant's committed events until the returned function is called. */
   subscribe(merchantId: string, listener: EventListener): () => void;
+  /** Calls listener with every batch of committed events, of any merchant (the delivery engine's wake-up), until the returned function is called. */
+  subscribeAll(listener: EventListener): () => void;
   /** Tells each merchant's listeners of its events (the outbox's committed()). Never throws. */
   notify(events: readonly EventRecord[]): void;
 }
@@ -24,7 +26,20 @@ export interface EventNotifierOptions {
 /** createEventNotifier keeps listeners per merchant, so a commit only reaches its own merchant's streams. */
 export function createEventNotifier(options: EventNotifierOptions = {}): EventNotifier {
   const listeners = new Map<string, Set<EventListener>>();
+  const everyMerchant = new Set<EventListener>();
+  const tell = (listener: EventListener, batch: readonly EventRecord[]) => {
+    try {
+      listener(batch);
+    } catch (error) {
+      options.onListenerError?.(error);
+    }
+  };
   return {
+    subscribeAll(listener) {
+      const entry: EventListener = (events) => listener(events);
+      everyMerchant.add(entry);
+      return () => void everyMerchant.delete(entry);
+    },
     subscribe(merchantId, listener) {
       let ofMerchant = listeners.get(merchantId);
       if (!ofMerchant) listeners.set(merchantId, (ofMerchant = new Set()));
@@ -37,6 +52,8 @@ export function createEventNotifier(options: EventNotifierOptions = {}): EventNo
       };
     },
     notify(events) {
+      if (events.length === 0) return;
+      for (const listener of [...everyMerchant]) tell(listener, events);
       const byMerchant = new Map<string, EventRecord[]>();
       for (const event of events) {
         const batch = byMerchant.get(event.merchantId);
@@ -44,13 +61,7 @@ export function createEventNotifier(options: EventNotifierOptions = {}): EventNo
         else byMerchant.set(event.merchantId, [event]);
       }
       for (const [merchantId, batch] of byMerchant) {
-        for (const listener of [...(listeners.get(merchantId) ?? [])]) {
-          try {
-            listener(batch);
-          } catch (error) {
-            options.onListenerError?.(error);
-          }
-        }
+        for (const listener of [...(listeners.get(merchantId) ?? [])]) tell(listener, batch);
       }
     },
   };

@@ -97,7 +97,7 @@ export function createPaymentIntentService(deps: PaymentIntentServiceDeps): Paym
         callbackUrl: input.callbackUrl,
         transaction: null,
         splits: input.splits,
-        checkoutToken: ids.checkoutToken(),
+        checkoutToken: ids.checkoutToken(merchantId),
         requestFingerprint: fingerprint,
         createdAt: now,
         updatedAt: now,

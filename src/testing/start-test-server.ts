@@ -1,6 +1,6 @@
 import { readConfig, settingNames, type SettingName } from "../config.js";
 import { createPinoLogger } from "../observability/pino-logger.js";
-import { startService } from "../server/start-service.js";
+import { composeService } from "../server/compose-service.js";
 import { createTestHelperClient, type TestHelpers } from "./test-helper-client.js";
 
 /**
@@ -60,7 +60,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   }
   // Lines go through process.stderr, so a test runner shows them with the test's output.
   const logger = createPinoLogger({ level: config.logLevel, destination: { write: (line) => void process.stderr.write(line) } });
-  const service = await startService(config, { logger, processMetrics: false, demoKey: false });
+  const service = await composeService(config, { logger, demoKey: false });
   const merchant = await service.testHelpers!.createMerchant().catch(async (error: unknown) => {
     await service.server.close();
     await service.closeStores();

@@ -79,7 +79,11 @@ interface Api {
 
 async function startApi(cors: (siteOrigin: string) => CorsOptions | undefined, siteOrigin: string): Promise<Api> {
   const outcomes: RequestOutcome[] = [];
-  const server = await startTestServer({ app: { cors: cors(siteOrigin), onRequestEnd: (outcome) => outcomes.push(outcome) } });
+  const allowed = cors(siteOrigin)?.allowedOrigins;
+  const server = await startTestServer({
+    settings: allowed === undefined ? {} : { CORS_ALLOWED_ORIGINS: allowed === "*" ? "*" : allowed.join(",") },
+    onRequestEnd: (outcome) => void outcomes.push(outcome),
+  });
   return { server, outcomes };
 }
 

@@ -8,8 +8,6 @@ import { createGrpcTransport } from "@connectrpc/connect-node";
 import { PaymentIntentService } from "../../gen/payments/v2/payment_intent_pb.js";
 import { createMemoryApiKeyVerifier } from "../../src/auth/memory-api-key-verifier.js";
 import type { HttpRoute } from "../../src/http/http-route.js";
-import { createOperations } from "../../src/server/operations.js";
-import { createReadiness } from "../../src/observability/readiness.js";
 import type { StoreHealth, StoreState } from "../../src/store/store-health.js";
 import { haproxyConfigPath, haproxyMissing, startDeployedHaproxy, type DeployedHaproxy } from "../../drills/support/deployed-haproxy.js";
 import { expectConnectError } from "../rpc/support/rpc-helpers.js";
@@ -77,17 +75,13 @@ interface Instance {
 async function startInstance(index: number): Promise<Instance> {
   const store = switchableStore();
   const instance: Instance = { server: undefined as unknown as TestServer, store, served: 0 };
-  const operations = createOperations(createReadiness({ store }));
   const verifier = createMemoryApiKeyVerifier([{ merchantId: "merchantA", merchantName: "A", key }]);
   instance.server = await startTestServer({
     store: "memory",
-    wrapVerifier: () => verifier,
-    app: {
-      httpRoutes: [...operations.httpRoutes, dropRoute, flakyCreateRoute(index)],
-      procedures: operations.procedures,
-      onRequestEnd: (outcome) => {
-        if (outcome.route !== "/readyz") instance.served++;
-      },
+    wrapStores: (stores) => ({ ...stores, health: store, verifier }),
+    httpRoutes: [dropRoute, flakyCreateRoute(index)],
+    onRequestEnd: (outcome) => {
+      if (outcome.route !== "/readyz") instance.served++;
     },
   });
   return instance;

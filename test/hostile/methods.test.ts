@@ -1,10 +1,5 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { createMetricsRoute } from "../../src/observability/metrics-route.js";
-import { createServiceMetrics } from "../../src/observability/service-metrics.js";
-import { createOperations } from "../../src/server/operations.js";
-import { createReadiness } from "../../src/observability/readiness.js";
-import { createMemoryStoreHealth } from "../../src/store/memory/memory-store-health.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 import { http1, http2Request, type WireResponse } from "./support/wire.js";
 
@@ -36,13 +31,7 @@ describe("HTTP methods on every route", () => {
   let docsAsset: string;
 
   before(async () => {
-    const readiness = createReadiness({ store: createMemoryStoreHealth() });
-    const operations = createOperations(readiness);
-    const metrics = createServiceMetrics();
-    server = await startTestServer({
-      store: "memory",
-      app: { httpRoutes: [...operations.httpRoutes, createMetricsRoute({ registry: metrics.registry })], procedures: operations.procedures },
-    });
+    server = await startTestServer({ store: "memory" });
     const created = await http1(
       server.port,
       "POST",

@@ -6,9 +6,6 @@ import { createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import * as v1 from "../../gen/grpc/reflection/v1/reflection_pb.js";
 import * as v1alpha from "../../gen/grpc/reflection/v1alpha/reflection_pb.js";
-import { createOperations } from "../../src/server/operations.js";
-import { createReadiness } from "../../src/observability/readiness.js";
-import { createMemoryStoreHealth } from "../../src/store/memory/memory-store-health.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 
 /** One reflection stream asking for one file by name; the first response. */
@@ -27,8 +24,7 @@ describe("reflection of the standard health file name", () => {
   let server: TestServer;
 
   before(async () => {
-    const readiness = createReadiness({ store: createMemoryStoreHealth() });
-    server = await startTestServer({ store: "memory", app: createOperations(readiness) });
+    server = await startTestServer({ store: "memory" });
   });
   after(() => server.close());
 

@@ -4,9 +4,7 @@ import { after, before, describe, it } from "node:test";
 import { createClient } from "@connectrpc/connect";
 import { PaymentIntentService } from "../../gen/payments/v2/payment_intent_pb.js";
 import { instrumentStore } from "../../src/observability/instrument-store.js";
-import { createMetricsRoute } from "../../src/observability/metrics-route.js";
 import { createServiceMetrics, type ServiceMetrics } from "../../src/observability/service-metrics.js";
-import { createMemoryStores } from "../../src/store/memory/create-memory-stores.js";
 import { rpcProtocols } from "../rpc/support/rpc-helpers.js";
 import { createRestClient, expectJson, type PaymentIntentJson, type RestClient } from "../support/rest-client.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
@@ -23,20 +21,10 @@ const rpcLabels: Record<string, { protocol: string; status: string }> = {
   "gRPC over HTTP/2": { protocol: "grpc", status: "200" },
 };
 
-/** startMetricsServer wires metrics the way main.ts does: instrumented stores, events, request observer, /metrics. */
+/** startMetricsServer runs the service with its metrics as main.ts has them, /metrics behind token when given. */
 async function startMetricsServer(token?: string): Promise<{ server: TestServer; metrics: ServiceMetrics }> {
-  const metrics = createServiceMetrics();
-  const memory = createMemoryStores();
-  const server = await startTestServer({
-    intents: instrumentStore(memory.intents, "payment_intents", metrics),
-    accounts: instrumentStore(memory.accounts, "settlement_accounts", metrics),
-    app: {
-      httpRoutes: [createMetricsRoute({ registry: metrics.registry, token })],
-      events: metrics.paymentEvents,
-      onRequestEnd: metrics.recordRequest,
-    },
-  });
-  return { server, metrics };
+  const server = await startTestServer({ settings: token === undefined ? {} : { METRICS_TOKEN: token } });
+  return { server, metrics: server.service.metrics };
 }
 
 describe("GET /metrics", () => {

@@ -232,12 +232,10 @@ describe("request logs of plain HTTP routes", () => {
     logs = captureLogs();
     server = await startTestServer({
       logger: logs.logger,
-      app: {
-        httpRoutes: [
-          { name: "/boom/{token}", matches: (path) => path.startsWith("/boom/"), handle: () => Promise.reject(new Error("page failed")) },
-          { matches: (path) => path === "/anonymous", handle: (_req, res) => void (res.writeHead(204), res.end("")) },
-        ],
-      },
+      httpRoutes: [
+        { name: "/boom/{token}", matches: (path) => path.startsWith("/boom/"), handle: () => Promise.reject(new Error("page failed")) },
+        { matches: (path) => path === "/anonymous", handle: (_req, res) => void (res.writeHead(204), res.end("")) },
+      ],
     });
   });
   after(() => server.close());

@@ -96,7 +96,7 @@ describe("PostgreSQL outages", { skip, timeout: 40_000 }, () => {
       statementTimeoutMs,
       poolMax: 4,
     });
-    await app.stores.apiKeys.addKey("merchantA", unverifiedKey);
+    await app.stores.enrollment.enroll({ merchantId: "merchantA", name: "merchantA", key: unverifiedKey });
     rpc = createClient(PaymentIntentService, createGrpcTransport({ baseUrl: app.url }));
     for (let i = 0; i < 3; i++) assertServed(await create(), 201);
     assertServed(await list(), 200);

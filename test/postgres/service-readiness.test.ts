@@ -7,7 +7,7 @@ import { Health, HealthCheckResponse_ServingStatus } from "../../gen/health/v1/h
 import { PaymentIntentService } from "../../gen/payments/v2/payment_intent_pb.js";
 import { readConfig } from "../../src/config.js";
 import type { Logger } from "../../src/lib/logger.js";
-import { startService, type RunningService } from "../../src/server/start-service.js";
+import { composeService, type RunningService } from "../../src/server/compose-service.js";
 import { expectConnectError } from "../rpc/support/rpc-helpers.js";
 import { createTestDatabase, openMigratedStores, postgresUnavailable, queryDatabase, type TestDatabase } from "../support/postgres.js";
 import { pgBouncerUnavailable, startPgBouncer, type PgBouncer } from "./support/pgbouncer.js";
@@ -29,7 +29,7 @@ interface ReadyBody {
 }
 
 /**
- * The whole service (startService, as main.ts runs it) on PostgreSQL behind a
+ * The whole service (composeService, as main.ts runs it) on PostgreSQL behind a
  * real PgBouncer in transaction pooling, behind a TCP proxy the test stops:
  * a database outage every instance would share.
  */
@@ -76,7 +76,7 @@ describe("the service behind PgBouncer: readiness, its detail and the 503s of an
       RATE_LIMIT_RPS: "0",
       LOG_LEVEL: "silent",
     });
-    service = await startService(config, { logger, processMetrics: false });
+    service = await composeService(config, { logger });
   });
   after(async () => {
     await service?.server.close({ graceMs: 0 });

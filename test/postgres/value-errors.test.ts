@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { PaymentIntentRecord } from "../../src/domain/payment-intent.js";
@@ -129,7 +130,7 @@ describe("idempotent replays on PostgreSQL", { skip }, () => {
       };
       assert.equal((await stores.accounts.insert(account, { maxPerMerchant: 5 })).inserted, true);
       assert.equal((await stores.accounts.insert({ ...account, id: ids.settlementAccountId() }, { maxPerMerchant: 5 })).inserted, false);
-      const key = `sk_test_${ids.checkoutToken()}`;
+      const key = `sk_test_${randomBytes(32).toString("base64url")}`;
       await stores.apiKeys.addKey("merchantA", key);
       await stores.apiKeys.addKey("merchantA", key);
     } finally {

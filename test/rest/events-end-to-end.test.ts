@@ -50,21 +50,24 @@ describe("REST events and deliveries recorded by the API's own changes", () => {
   });
 
   it("shows the attempts the delivery engine records", async () => {
-    const queue = server.recordedWebhooks!.deliveryQueue;
-    const [claimed] = await queue.claim({ now: clock.now(), owner: "test", leaseMs: 60_000, limit: 1, perEndpointLimit: 1 });
-    assert.ok(claimed);
+    // The service's own engine sent the delivery; the receiver answers it now.
+    const held = await server.receivers.next();
+    assert.equal(held.request.url, "https://shop.example.com/all");
+    const eventId = held.request.headers["webhook-id"]!;
     // The body a delivery signs and sends is GET /v2/events/{id}'s answer byte for byte.
-    assert.equal(claimed.body, (await client.request("GET", `/v2/events/${claimed.eventId}`)).text);
-    await queue.complete({
-      lease: claimed.lease,
-      attempt: { at: clock.now(), statusCode: 503, durationMs: 42, error: null },
-      next: { status: "pending", nextAttemptAt: new Date("2026-12-05T16:00:05.000Z") },
-      endpoint: { kind: "failed", at: clock.now(), disableIfFailingSince: new Date("2026-11-30T16:00:00.000Z") },
-    });
-    const listed = expectJson<{ deliveries: DeliveryJson[] }>(await client.request("GET", `/v2/webhook-endpoints/${everyType}/deliveries?status=pending`), 200);
+    assert.equal(held.request.body, (await client.request("GET", `/v2/events/${eventId}`)).text);
+    held.answer({ outcome: "http-error", statusCode: 503, durationMs: 42 });
+    const pendingWithAttempt = async () => {
+      for (;;) {
+        const listed = expectJson<{ deliveries: DeliveryJson[] }>(await client.request("GET", `/v2/webhook-endpoints/${everyType}/deliveries?status=pending`), 200);
+        if (listed.deliveries[0]?.attempts.length) return listed.deliveries;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    };
+    // A retry is due later, on the service's clock (the schedule's first step, with jitter).
     assert.deepEqual(
-      listed.deliveries.map((d) => [d.id, d.status, d.nextAttemptAt, d.attempts]),
-      [[claimed.deliveryId, "pending", "2026-12-05T16:00:05.000Z", [{ at: "2026-12-05T16:00:00.000Z", statusCode: 503, durationMs: 42, error: null }]]],
+      (await pendingWithAttempt()).map((d) => [d.eventId, d.status, d.nextAttemptAt! > "2026-12-05T16:00:00.000Z", d.attempts]),
+      [[eventId, "pending", true, [{ at: "2026-12-05T16:00:00.000Z", statusCode: 503, durationMs: 42, error: null }]]],
     );
     assert.deepEqual(expectJson(await client.request("GET", `/v2/webhook-endpoints/${everyType}/deliveries?status=succeeded`), 200), { deliveries: [] });
   });
@@ -97,7 +100,7 @@ describe("REST events and deliveries recorded by the API's own changes", () => {
   it("ends an endpoint's pending deliveries as failed when it is deleted", async () => {
     expectJson(await client.request("DELETE", `/v2/webhook-endpoints/${everyType}`), 200);
     expectError(await client.request("GET", `/v2/webhook-endpoints/${everyType}/deliveries`), 404, /not found/);
-    // Nothing of the deleted endpoint is claimable any more, however late; the other endpoint's delivery still is.
+    // Nothing of the deleted endpoint is claimable any more, however late; the other endpoint's delivery (held by the engine's receiver, or claimable) still is.
     const claimable = await server.recordedWebhooks!.deliveryQueue.claim({
       now: new Date("2027-01-01T00:00:00.000Z"),
       owner: "test",
@@ -105,6 +108,8 @@ describe("REST events and deliveries recorded by the API's own changes", () => {
       limit: 100,
       perEndpointLimit: 100,
     });
-    assert.deepEqual(claimable.map((d) => d.endpoint.id), [succeededOnly]);
+    assert.deepEqual(claimable.filter((d) => d.endpoint.id === everyType), []);
+    const inFlight = server.receivers.held.map((held) => held.request.url);
+    assert.ok([...claimable.map((d) => d.endpoint.url), ...inFlight].includes("https://shop.example.com/paid"));
   });
 });

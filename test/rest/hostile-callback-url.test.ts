@@ -165,7 +165,7 @@ describe(`callbackUrl (${testStoreKind} store)`, () => {
         const fresh = expectJson<PaymentIntentJson>(await client.createIntent({ amount: 500, customerEmail: "ada@example.com", clientReference: `legacy-base-${++seq}` }), 201);
         const template = await server.intents.findById("merchantA", fresh.id);
         assert.ok(template, "an intent to copy");
-        const token = ids.checkoutToken();
+        const token = ids.checkoutToken("merchantA");
         const record = { ...template, id: ids.paymentIntentId(), clientReference: `legacy-${++seq}`, checkoutToken: token, callbackUrl: legacy, splits: [] };
         assert.equal((await server.intents.insert(record)).inserted, true);
 

@@ -235,7 +235,7 @@ describe("REST list settlement accounts: paging", () => {
 
 describe("REST settlement accounts: the per-merchant limit", () => {
   it("refuses the account past the limit with 409, and keeps serving the rest", async () => {
-    const server = await startTestServer({ maxSettlementAccounts: 2 });
+    const server = await startTestServer({ caps: { maxSettlementAccounts: 2 } });
     try {
       const client = createRestClient(server);
       expectJson(await client.createAccount(validAccount()), 201);

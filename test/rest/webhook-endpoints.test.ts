@@ -13,7 +13,7 @@ describe("REST webhook endpoints", () => {
   let clock: ManualClock;
   before(async () => {
     clock = createManualClock("2026-12-05T16:00:00.000Z");
-    server = await startTestServer({ clock, webhooks: { maxEndpointsPerMerchant: 4 } });
+    server = await startTestServer({ clock, caps: { maxEndpointsPerMerchant: 4 } });
     client = createRestClient(server);
   });
   after(() => server.close());

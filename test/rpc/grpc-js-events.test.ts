@@ -28,7 +28,7 @@ describe("events and webhook endpoints with @grpc/grpc-js", () => {
   };
 
   before(async () => {
-    server = await startTestServer({ webhooks: { streamPollIntervalMs: 50 } });
+    server = await startTestServer({ caps: { streamPollIntervalMs: 50 } });
     const Client = grpc.makeGenericClientConstructor({}, "EventService");
     client = new Client(`127.0.0.1:${server.port}`, grpc.credentials.createInsecure());
   });

@@ -18,7 +18,7 @@ function framesOfText(text: string): { flags: number; data: Buffer }[] {
 describe("StreamEvents over gRPC-Web text", () => {
   let server: TestServer;
   before(async () => {
-    server = await startTestServer({ webhooks: { streamPollIntervalMs: 50 } });
+    server = await startTestServer({ caps: { streamPollIntervalMs: 50 } });
   });
   after(() => server.close());
 

@@ -15,7 +15,7 @@ for (const protocol of rpcProtocols) {
     before(async () => {
       server = await startTestServer({
         limits: { requestTimeoutMs: 300, idleTimeoutMs: 300, headersTimeoutMs: 300 },
-        webhooks: { streamPollIntervalMs: 50 },
+        caps: { streamPollIntervalMs: 50 },
       });
       events = createClient(EventService, protocol.transport(server.url, []));
     });

@@ -12,7 +12,7 @@ import { startTestServer, type TestServer } from "../support/test-server.js";
 describe("StreamEvents to a client that does not read", () => {
   let server: TestServer;
   before(async () => {
-    server = await startTestServer({ app: { streamWriteTimeoutMs: 300 } });
+    server = await startTestServer({ settings: { WRITE_TIMEOUT_MS: "300" } });
   });
   after(() => server.close());
 

@@ -27,14 +27,13 @@ for (const protocol of rpcProtocols) {
   describe(`StreamEvents over ${protocol.name}`, () => {
     let server: TestServer;
     let events: Client<typeof EventService>;
-    const closing = new AbortController();
     const as = (merchant = "merchantA", signal?: AbortSignal): CallOptions => ({ headers: { authorization: server.bearer(merchant) }, signal });
     let n = 0;
     const record = (type: EventType = "payment_intent.created", merchant = "merchantA"): EventRecord =>
       server.webhooks.record(merchant, type, piId(++n));
 
     before(async () => {
-      server = await startTestServer({ webhooks: { maxStreamsPerMerchant: 2, streamPollIntervalMs: 50, closing: closing.signal } });
+      server = await startTestServer({ caps: { maxStreamsPerMerchant: 2, streamPollIntervalMs: 50 } });
       events = createClient(EventService, protocol.transport(server.url, []));
     });
     after(() => server.close());
@@ -147,9 +146,10 @@ for (const protocol of rpcProtocols) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       const live = record();
       assert.deepEqual((await take(stream, 1)).map((e) => e.id), [live.id]);
-      closing.abort();
+      const closed = server.close();
       const end = await stream.next();
       assert.equal(end.done, true);
+      await closed;
     });
   });
 }

@@ -22,7 +22,7 @@ for (const protocol of rpcProtocols) {
     const as = (merchant = "merchantA"): CallOptions => ({ headers: { authorization: server.bearer(merchant) } });
 
     before(async () => {
-      server = await startTestServer({ webhooks: { maxEndpointsPerMerchant: 3 } });
+      server = await startTestServer({ caps: { maxEndpointsPerMerchant: 3 } });
       const transport = protocol.transport(server.url, []);
       events = createClient(EventService, transport);
       endpoints = createClient(WebhookEndpointService, transport);

@@ -1,12 +1,7 @@
 import assert from "node:assert/strict";
 import http from "node:http";
 import { after, before, describe, it } from "node:test";
-import { createMemoryStoreHealth } from "../../src/store/memory/memory-store-health.js";
-import { createMemoryRateLimiter } from "../../src/limits/memory-rate-limiter.js";
 import type { CorsOptions } from "../../src/protocols/cors.js";
-import type { AppOptions } from "../../src/server/create-app.js";
-import { createOperations } from "../../src/server/operations.js";
-import { createReadiness } from "../../src/observability/readiness.js";
 import { createManualClock } from "../support/manual-clock.js";
 import { uniqueReference } from "../support/rest-client.js";
 import { startServerProcess } from "../support/server-process.js";
@@ -91,13 +86,20 @@ function createBody(clientReference = uniqueReference("cors")) {
   return JSON.stringify({ amount: 50000, customerEmail: "ada@example.com", clientReference });
 }
 
+/** A server with CORS_ALLOWED_ORIGINS from cors (unset when undefined), and RATE_LIMIT_* from keyLimit. */
 async function startServer(
   cors: CorsOptions | undefined,
   extra: Parameters<typeof startTestServer>[0] = {},
-  keyLimit?: AppOptions["keyLimit"],
+  keyLimit?: { ratePerSecond: number; burst: number },
 ): Promise<TestServer> {
-  const readiness = createReadiness({ store: createMemoryStoreHealth() });
-  return startTestServer({ ...extra, app: { ...createOperations(readiness), cors, keyLimit } });
+  const origins = cors && (cors.allowedOrigins === "*" ? "*" : cors.allowedOrigins.join(","));
+  return startTestServer({
+    ...extra,
+    settings: {
+      ...(origins && { CORS_ALLOWED_ORIGINS: origins }),
+      ...(keyLimit && { RATE_LIMIT_RPS: String(keyLimit.ratePerSecond), RATE_LIMIT_BURST: String(keyLimit.burst) }),
+    },
+  });
 }
 
 describe("CORS", () => {
@@ -278,7 +280,7 @@ describe("CORS", () => {
       const limited = await startServer(
         { allowedOrigins: [shop] },
         { clock },
-        { limiter: createMemoryRateLimiter({ ...limit, clock }), limit },
+        limit,
       );
       try {
         const headers = { origin: shop, authorization: limited.bearer() };

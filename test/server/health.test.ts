@@ -4,8 +4,7 @@ import { after, before, describe, it } from "node:test";
 import { Code, createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { Health, HealthCheckResponse_ServingStatus } from "../../gen/health/v1/health_pb.js";
-import { createOperations } from "../../src/server/operations.js";
-import { createReadiness, type Readiness } from "../../src/observability/readiness.js";
+import { type Readiness } from "../../src/observability/readiness.js";
 import type { StoreHealth, StoreState } from "../../src/store/store-health.js";
 import { expectConnectError } from "../rpc/support/rpc-helpers.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
@@ -23,8 +22,17 @@ function switchableStore() {
 }
 
 /** The /readyz body of a ready instance on that store. */
+/** What the service adds to every detail: its limits' backend and the test helpers' switches. */
+const serviceDetail = { rateLimits: { backend: "memory" }, testHelpers: false, testClock: false };
+/** The readiness grace of a service without DB_UNREADY_AFTER_MS. */
+const unreachableGraceMs = 30_000;
 const readyBody = (store: StoreState = healthyState) =>
-  JSON.stringify({ status: 200, title: "OK", message: "ready", detail: { state: "ready", store: { ...store, notReadyAfterMs: 1000 } } });
+  JSON.stringify({
+    status: 200,
+    title: "OK",
+    message: "ready",
+    detail: { ...serviceDetail, state: "ready", store: { ...store, notReadyAfterMs: unreachableGraceMs } },
+  });
 
 async function getJson(url: string, init: RequestInit = {}) {
   const res = await fetch(url, init);
@@ -39,9 +47,8 @@ describe("health probes and gRPC health", () => {
 
   before(async () => {
     store = switchableStore();
-    readiness = createReadiness({ store, unreachableGraceMs: 1000 });
-    const operations = createOperations(readiness);
-    server = await startTestServer({ app: operations });
+    server = await startTestServer({ wrapStores: (stores) => ({ ...stores, health: store }) });
+    readiness = server.service.readiness;
     health = createClient(Health, createGrpcTransport({ baseUrl: server.url }));
   });
   after(() => server.close());
@@ -122,7 +129,7 @@ describe("health probes and gRPC health", () => {
   });
 
   it("stays 200 and SERVING while the store is unreachable within the grace, showing it in the detail", async () => {
-    const failing = { ...healthyState, reachable: false, unreachableForMs: 1000, lastFailure: { reason: "the connection failed (ECONNREFUSED)", at: new Date(0) } };
+    const failing = { ...healthyState, reachable: false, unreachableForMs: unreachableGraceMs, lastFailure: { reason: "the connection failed (ECONNREFUSED)", at: new Date(0) } };
     store.current = failing;
     try {
       const ready = await getJson(`${server.url}/readyz`);
@@ -135,15 +142,15 @@ describe("health probes and gRPC health", () => {
   });
 
   it("turns /readyz 503 and gRPC NOT_SERVING once the store is unreachable past the grace; /healthz stays 200", async () => {
-    store.current = { ...healthyState, reachable: false, since: new Date("2026-11-23T10:00:00.000Z"), unreachableForMs: 1001 };
+    store.current = { ...healthyState, reachable: false, since: new Date("2026-11-23T10:00:00.000Z"), unreachableForMs: unreachableGraceMs + 1 };
     try {
       const ready = await getJson(`${server.url}/readyz`);
       assert.equal(ready.status, 503);
       assert.deepEqual(JSON.parse(ready.text), {
         status: 503,
         title: "Service Unavailable",
-        message: "the store has been unreachable for longer than 1 s",
-        detail: { state: "store unreachable", store: { ...JSON.parse(JSON.stringify(store.current)), notReadyAfterMs: 1000 } },
+        message: "the store has been unreachable for longer than 30 s",
+        detail: { ...serviceDetail, state: "store unreachable", store: { ...JSON.parse(JSON.stringify(store.current)), notReadyAfterMs: unreachableGraceMs } },
       });
       assert.equal((await health.check({ service: "" })).status, HealthCheckResponse_ServingStatus.NOT_SERVING);
       assert.equal((await getJson(`${server.url}/healthz`)).status, 200);
@@ -169,7 +176,7 @@ describe("health probes and gRPC health", () => {
 
   it("shows the detail only to a request bearing METRICS_TOKEN when one is set", async () => {
     const token = "metrics-token-0123456789";
-    const guarded = await startTestServer({ app: createOperations(createReadiness({ store: switchableStore() }), { detailToken: token }) });
+    const guarded = await startTestServer({ settings: { METRICS_TOKEN: token } });
     try {
       const open = await getJson(`${guarded.url}/readyz`);
       assert.equal(open.status, 200);

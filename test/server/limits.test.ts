@@ -6,8 +6,6 @@ import { setTimeout as delay } from "node:timers/promises";
 import { Code, createClient } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
 import { SettlementAccountService } from "../../gen/payments/v2/settlement_account_pb.js";
-import { createFailedAuthThrottle } from "../../src/limits/failed-auth-throttle.js";
-import { createMemoryRateLimiter } from "../../src/limits/memory-rate-limiter.js";
 import type { HttpRoute } from "../../src/http/http-route.js";
 import { expectConnectError } from "../rpc/support/rpc-helpers.js";
 import { createManualClock } from "../support/manual-clock.js";
@@ -41,10 +39,7 @@ describe("per-key rate limit", () => {
   const clock = createManualClock();
 
   before(async () => {
-    const limit = { ratePerSecond: 2, burst: 3 };
-    server = await startTestServer({
-      app: { keyLimit: { limiter: createMemoryRateLimiter({ ...limit, clock }), limit } },
-    });
+    server = await startTestServer({ clock, settings: { RATE_LIMIT_RPS: "2", RATE_LIMIT_BURST: "3" } });
   });
   after(() => server.close());
 
@@ -89,8 +84,7 @@ describe("failed-authentication throttle per client address", () => {
   const clock = createManualClock();
 
   before(async () => {
-    const limiter = createMemoryRateLimiter({ ratePerSecond: 1 / 60, burst: 3, clock });
-    server = await startTestServer({ app: { failedAuth: createFailedAuthThrottle({ limiter, clock }) } });
+    server = await startTestServer({ clock, settings: { AUTH_FAILURES_PER_MINUTE: "1", AUTH_FAILURES_BURST: "3" } });
   });
   after(() => server.close());
 
@@ -227,7 +221,7 @@ describe("HTTP/2 idle timeout with a slow request", () => {
         res.end("done");
       },
     };
-    const server = await startTestServer({ limits: { idleTimeoutMs: 300 }, app: { httpRoutes: [slow] } });
+    const server = await startTestServer({ limits: { idleTimeoutMs: 300 }, httpRoutes: [slow] });
     const session = http2.connect(server.url);
     try {
       let goawayAt = 0;

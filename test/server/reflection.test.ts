@@ -10,9 +10,6 @@ import { createGrpcTransport } from "@connectrpc/connect-node";
 import { http } from "../../gen/google/api/annotations_pb.js";
 import * as v1 from "../../gen/grpc/reflection/v1/reflection_pb.js";
 import * as v1alpha from "../../gen/grpc/reflection/v1alpha/reflection_pb.js";
-import { createOperations } from "../../src/server/operations.js";
-import { createReadiness } from "../../src/observability/readiness.js";
-import { createMemoryStoreHealth } from "../../src/store/memory/memory-store-health.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
@@ -64,8 +61,7 @@ describe("gRPC server reflection", () => {
   let server: TestServer;
 
   before(async () => {
-    const readiness = createReadiness({ store: createMemoryStoreHealth() });
-    server = await startTestServer({ app: createOperations(readiness) });
+    server = await startTestServer();
   });
   after(() => server.close());
 

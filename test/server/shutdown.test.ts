@@ -5,10 +5,7 @@ import { describe, it } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
 import { silentLogger } from "../../src/lib/logger.js";
 import type { HttpRoute } from "../../src/http/http-route.js";
-import { createOperations } from "../../src/server/operations.js";
-import { createReadiness } from "../../src/observability/readiness.js";
 import { createShutdown } from "../../src/server/shutdown.js";
-import { createMemoryStoreHealth } from "../../src/store/memory/memory-store-health.js";
 import { startServerProcess } from "../support/server-process.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 
@@ -50,10 +47,9 @@ interface Harness {
 }
 
 async function startHarness(options: { delayMs?: number; graceMs?: number } = {}): Promise<Harness> {
-  const readiness = createReadiness({ store: createMemoryStoreHealth() });
-  const operations = createOperations(readiness);
   const held = heldRoute();
-  const server = await startTestServer({ app: { httpRoutes: [held.route, ...operations.httpRoutes] } });
+  const server = await startTestServer({ httpRoutes: [held.route] });
+  const { readiness } = server.service;
   const events: string[] = [];
   const shutdown = createShutdown({
     readiness,

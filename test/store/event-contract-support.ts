@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { EventSchema } from "../../gen/payments/v2/events_pb.js";
 import { PaymentIntentListItemSchema } from "../../gen/payments/v2/payment_intent_pb.js";
 import type { EventRecord } from "../../src/domain/event.js";
@@ -75,7 +76,7 @@ export function newEndpoint(overrides: Partial<NewWebhookEndpoint> = {}): NewWeb
     url: "https://hooks.example.com/payments",
     eventTypes: [],
     description: null,
-    secret: `whsec_${Buffer.from(endpointIds.checkoutToken(), "base64url").toString("base64")}`,
+    secret: `whsec_${randomBytes(32).toString("base64")}`,
     createdAt: new Date("2024-05-01T09:00:00.000Z"),
     ...overrides,
   };

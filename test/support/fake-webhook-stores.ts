@@ -22,7 +22,7 @@ export interface FakeWebhookStores {
 
 const encode = createRestEncoders().encoderFor(EventSchema);
 
-export function createFakeWebhookStores(): FakeWebhookStores {
+export function createFakeWebhookStores(options: { notifier?: Pick<EventNotifier, "notify"> } = {}): FakeWebhookStores {
   let counter = 0;
   const log: (EventRecord & { seq: number })[] = [];
   const endpoints = new Map<string, WebhookEndpointRecord & { secret: string }>();
@@ -167,7 +167,7 @@ export function createFakeWebhookStores(): FakeWebhookStores {
       const record = { id, merchantId, type, paymentIntentId, createdAt: at, payload: toBinary(EventSchema, message), body: encode(message), seq: counter };
       log.push(record);
       const { seq: _, ...event } = record;
-      notifier.notify([event]);
+      (options.notifier ?? notifier).notify([event]);
       return event;
     },
     addDelivery(merchantId, delivery) {

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import type { components } from "../../gen/rest/rest_json.js";
 import type { ErrorJson, PaymentMethodJson, SettlementAccountJson } from "../../src/testing/rest-json.js";
 import type { TestServer } from "./test-server.js";
+import { checkoutTokenSource } from "../../src/lib/checkout-token.js";
 
 /** The shapes the ./testing entry publishes are the suites' too (§2.2, §2.4, §7). */
 export type { ErrorJson, PaymentMethodJson, SettlementAccountJson };
@@ -78,7 +79,7 @@ export const timestampPattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /** checkoutLinkPattern: ${PUBLIC_URL}/checkout/<token>, the token at least 128 bits of base64url. */
 export function checkoutLinkPattern(server: TestServer): RegExp {
-  return new RegExp(`^${escapeRegExp(server.url)}/checkout/[A-Za-z0-9_-]{22,}$`);
+  return new RegExp(`^${escapeRegExp(server.url)}/checkout/${checkoutTokenSource}$`);
 }
 
 /** What the catalogue shows for each method the test server enables (processor "paystack"). */

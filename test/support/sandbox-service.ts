@@ -1,7 +1,7 @@
 import { readConfig } from "../../src/config.js";
 import type { Clock } from "../../src/lib/clock.js";
 import type { Logger } from "../../src/lib/logger.js";
-import { startService, type RunningService } from "../../src/server/start-service.js";
+import { composeService, type RunningService } from "../../src/server/compose-service.js";
 import { createTestDatabase, type TestDatabase } from "./postgres.js";
 import { testStoreKind } from "./test-server.js";
 
@@ -19,7 +19,7 @@ export interface JsonReply<T = any> {
   body: T;
 }
 
-/** SandboxService is the whole service as startService builds it from an environment, on the suite's store. */
+/** SandboxService is the whole service as composeService builds it from an environment, on the suite's store. */
 export interface SandboxService {
   readonly running: RunningService;
   /** http://127.0.0.1:port */
@@ -54,7 +54,7 @@ export async function startSandboxService(env: Record<string, string> = {}, opti
     error: (fields, message) => void logs.push({ level: "error", message, fields }),
   };
   const config = readConfig(fullEnv);
-  const running = await startService(config, { logger, processMetrics: false, clock: options.clock });
+  const running = await composeService(config, { logger, clock: options.clock });
   const url = running.server.url;
   const restUrl = `${url}${config.basePath}`;
   return {

@@ -1,32 +1,27 @@
 import { randomBytes } from "node:crypto";
-import { EventSchema } from "../../gen/payments/v2/events_pb.js";
 import type { ApiKeyVerifier } from "../../src/auth/api-key-verifier.js";
-import { createMemoryApiKeyVerifier } from "../../src/auth/memory-api-key-verifier.js";
-import type { NodeHandler } from "../../src/http/node-http.js";
+import { readConfig, type SettingName } from "../../src/config.js";
+import type { HttpRoute } from "../../src/http/http-route.js";
 import type { Clock } from "../../src/lib/clock.js";
-import { createSystemClock } from "../../src/lib/clock.js";
-import { createIdGenerator } from "../../src/lib/ids.js";
 import { silentLogger, type Logger } from "../../src/lib/logger.js";
-import { createRestEncoders } from "../../src/protocols/rest/encode-json.js";
-import { createApp, type AppOptions } from "../../src/server/create-app.js";
-import { listen, type ListeningServer, type ListenOptions } from "../../src/listener/listen.js";
-import { createEventNotifier } from "../../src/service/event-notifier.js";
-import { createEventOutbox } from "../../src/service/event-outbox.js";
-import { createPaymentIntentPresenter } from "../../src/service/payment-intent-presenter.js";
-import { createPaymentMethodCatalogue } from "../../src/service/payment-method-catalogue.js";
+import type { ListeningServer } from "../../src/listener/listen.js";
+import type { ListenLimits } from "../../src/listener/listen-limits.js";
+import type { ChargingProcessor } from "../../src/processor/test-mode-processor.js";
+import { composeService, type RunningService, type ServiceOverrides } from "../../src/server/compose-service.js";
+import type { AppCaps } from "../../src/server/create-app.js";
+import type { Stores } from "../../src/server/open-stores.js";
+import type { RefundParts } from "../../src/server/refund-parts.js";
+import type { RefundingProcessor } from "../../src/service/refund-settler.js";
+import type { DeliveryQueue } from "../../src/store/delivery-queue.js";
 import type { EventStore } from "../../src/store/event-store.js";
-import { createMemoryStores } from "../../src/store/memory/create-memory-stores.js";
 import type { PaymentIntentStore } from "../../src/store/payment-intent-store.js";
 import type { RefundStore } from "../../src/store/refund-store.js";
-import { createTestModeProcessor, type ChargingProcessor } from "../../src/processor/test-mode-processor.js";
-import type { RefundingProcessor } from "../../src/service/refund-settler.js";
-import { createRefundParts, type RefundParts } from "../../src/server/refund-parts.js";
 import type { SettlementAccountStore } from "../../src/store/settlement-account-store.js";
 import type { WebhookEndpointStore } from "../../src/store/webhook-endpoint-store.js";
-import type { DeliveryQueue } from "../../src/store/delivery-queue.js";
 import type { HostResolver } from "../../src/webhooks/host-resolver.js";
 import { createFakeWebhookStores, type FakeWebhookStores } from "./fake-webhook-stores.js";
-import { createTestDatabase, openMigratedStores } from "./postgres.js";
+import { createHeldWebhookSender, type HeldWebhookSender } from "./held-webhook-sender.js";
+import { createTestDatabase } from "./postgres.js";
 
 export interface TestServer extends ListeningServer {
   /** REST root: url + basePath, e.g. http://127.0.0.1:41234/v1 */
@@ -35,6 +30,8 @@ export interface TestServer extends ListeningServer {
   readonly keys: Record<string, string>;
   /** Authorization header value for a merchant. */
   bearer(merchantId?: string): string;
+  /** The running service: its stores, readiness, metrics and webhooks, as composeService built them. */
+  readonly service: RunningService;
   readonly intents: PaymentIntentStore;
   readonly accounts: SettlementAccountStore;
   /** The refunds behind RefundService, in the server's store kind. */
@@ -45,6 +42,8 @@ export interface TestServer extends ListeningServer {
   readonly webhooks: FakeWebhookStores;
   /** The stores' own events, endpoints and deliveries (webhookStores "recorded" only). */
   readonly recordedWebhooks: RecordedWebhooks | undefined;
+  /** The merchants' webhook receivers: every delivery attempt waits here for the test's answer. */
+  readonly receivers: HeldWebhookSender;
 }
 
 /** RecordedWebhooks: what the outbox writes, read through the ports, in the server's store kind. */
@@ -59,19 +58,25 @@ export interface TestServerOptions {
   basePath?: string;
   processors?: string[];
   logger?: Logger;
+  /** Settings of the configuration table by their variable names, read as the environment's are. */
+  settings?: Partial<Record<SettingName, string>>;
+  /** Replaces the server's intent store (a test's failing store). */
   intents?: PaymentIntentStore;
+  /** Replaces the server's settlement account store. */
   accounts?: SettlementAccountStore;
+  /** Wraps the stores as opened (a switchable health, a counting verifier). */
+  wrapStores?: ServiceOverrides["wrapStores"];
   /**
-   * Which stores back the server when none are given: TEST_STORE=postgres
-   * runs the same suites on a fresh PostgreSQL database per server.
+   * Which stores back the server: TEST_STORE=postgres runs the same suites
+   * on a fresh PostgreSQL database per server.
    */
   store?: "memory" | "postgres";
-  /** Extra createApp parts: plain HTTP routes, RPC services without a key, observers (metrics). */
-  app?: Pick<AppOptions, "httpRoutes" | "procedures" | "events" | "onRequestEnd" | "cors" | "keyLimit" | "failedAuth" | "streamWriteTimeoutMs">;
+  /** Plain HTTP routes served beside the service's own: a test's slow or failing page. */
+  httpRoutes?: readonly HttpRoute[];
   /** Wraps the API key verifier the server uses (e.g. in a rate limit). */
   wrapVerifier?(verifier: ApiKeyVerifier): ApiKeyVerifier;
-  /** Most settlement accounts one merchant may register. */
-  maxSettlementAccounts?: number;
+  /** Per-merchant caps and polling intervals a test shrinks. */
+  caps?: AppCaps;
   /**
    * What records events and keeps endpoints: "fake" (default), small in-test
    * stores whose events a suite records at will; "recorded", the server's
@@ -80,10 +85,10 @@ export interface TestServerOptions {
    * deliveries as in the service.
    */
   webhookStores?: "fake" | "recorded";
-  /** Event and endpoint API settings beside the stores (caps, the resolver, private URLs). */
-  webhooks?: Partial<Omit<NonNullable<AppOptions["webhooks"]>, "events" | "endpoints" | "notifier">>;
+  /** Resolves webhook endpoint hosts; default publicResolver. */
+  resolve?: HostResolver;
   /** Listener limits (timeouts, HTTP/2 stream cap). */
-  limits?: ListenOptions["limits"];
+  limits?: Partial<ListenLimits>;
   /**
    * Runs on this PostgreSQL database instead of a fresh one (migrating it if
    * needed, never dropping it), so several servers share one database as
@@ -94,109 +99,106 @@ export interface TestServerOptions {
   processor?: ChargingProcessor & RefundingProcessor;
   /** PROCESSOR_TIMEOUT_MS for refunds' processor calls. */
   processorTimeoutMs?: number;
+  /** Told of every finished request (a test counting what the server answered). */
+  onRequestEnd?: ServiceOverrides["onRequestEnd"];
 }
 
 /** The store the suites run on by default in this process. */
 export const testStoreKind: "memory" | "postgres" = process.env.TEST_STORE === "postgres" ? "postgres" : "memory";
 
 /**
- * startTestServer runs the whole service on 127.0.0.1 port 0 with in-memory
- * stores and two merchants with random keys. Close it in an after() hook.
+ * startTestServer runs the whole service, as composeService builds it for
+ * production, on 127.0.0.1 port 0 with two merchants with random keys.
+ * Close it in an after() hook.
  */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
-  const clock = options.clock ?? createSystemClock();
   const keys: Record<string, string> = {
     merchantA: `sk_test_${randomBytes(18).toString("base64url")}`,
     merchantB: `sk_test_${randomBytes(18).toString("base64url")}`,
   };
   const basePath = options.basePath ?? "/v1";
-  const entries = Object.entries(keys).map(([merchantId, key]) => ({ merchantId, merchantName: merchantId, key }));
-  const ids = createIdGenerator(clock);
-  // The outbox renders checkout links with the server's URL, known once listening.
-  let presenter = createPaymentIntentPresenter({ publicUrl: "http://127.0.0.1", catalogue: createPaymentMethodCatalogue(options.processors ?? ["paystack"]) });
-  const notifier = createEventNotifier();
-  const outbox =
-    options.webhookStores === "recorded"
-      ? createEventOutbox({
-          presenter: { toMessage: (...args) => presenter.toMessage(...args), toListItem: (...args) => presenter.toListItem(...args) },
-          ids,
-          encodeJson: createRestEncoders().encoderFor(EventSchema),
-          onCommitted: (events) => notifier.notify(events),
-        })
-      : undefined;
-  // One memory state for all, so list items show the accounts registered (as one database does).
-  const memory = createMemoryStores({ outbox });
-  let intents = options.intents ?? memory.intents;
-  let refunds = memory.refunds;
-  let accounts = options.accounts ?? memory.accounts;
-  let verifier: ApiKeyVerifier = createMemoryApiKeyVerifier(entries);
-  let recorded: RecordedWebhooks = { events: memory.events, endpoints: memory.endpoints, deliveryQueue: memory.deliveryQueue };
-  let closeStores = async () => {};
-  if ((options.databaseUrl || (options.store ?? testStoreKind) === "postgres") && !options.intents && !options.accounts) {
-    const database = options.databaseUrl ? { url: options.databaseUrl, drop: async () => {} } : await createTestDatabase();
-    const stores = await openMigratedStores(database.url, { clock, outbox });
-    for (const { merchantId, key } of entries) await stores.apiKeys.addKey(merchantId, key);
-    ({ intents, accounts, refunds } = stores);
-    recorded = { events: stores.events, endpoints: stores.endpoints, deliveryQueue: stores.deliveryQueue };
-    verifier = stores.apiKeys;
-    closeStores = async () => {
-      await stores.close();
-      await database.drop();
-    };
-  }
-  const fake = createFakeWebhookStores();
-  const webhookPorts = outbox ? { ...recorded, notifier } : fake;
-  // Listen first, so the app can be built with the real port in publicUrl.
-  let handler: NodeHandler = () => {};
-  const server = await listen((req, res) => handler(req, res), { host: "127.0.0.1", port: 0, limits: options.limits });
-  if (options.wrapVerifier) verifier = options.wrapVerifier(verifier);
-  const processor = options.processor ?? createTestModeProcessor();
-  const logger = options.logger ?? silentLogger;
-  const refundParts = createRefundParts({ refunds, intents, processor, clock, ids, logger, processorTimeoutMs: options.processorTimeoutMs });
-  presenter = createPaymentIntentPresenter({ publicUrl: server.url, catalogue: createPaymentMethodCatalogue(options.processors ?? ["paystack"]) });
-  handler = createApp({
-    intents,
-    accounts,
-    verifier,
-    clock,
-    ids,
-    logger,
-    publicUrl: server.url,
-    basePath,
-    processors: options.processors ?? ["paystack"],
-    pageTokenSecret: randomBytes(32).toString("base64url"),
-    maxBodyBytes: 64 * 1024,
-    maxSettlementAccounts: options.maxSettlementAccounts,
-    webhooks: {
-      events: webhookPorts.events,
-      endpoints: webhookPorts.endpoints,
-      notifier: webhookPorts.notifier,
-      allowPrivateUrls: false,
-      resolve: publicResolver,
-      ...options.webhooks,
-    },
-    processor,
-    refunds: refundParts,
-    ...options.app,
+  const onPostgres = Boolean(options.databaseUrl) || ((options.store ?? testStoreKind) === "postgres" && !options.intents && !options.accounts);
+  const database = !onPostgres ? undefined : options.databaseUrl ? { url: options.databaseUrl, drop: async () => {} } : await createTestDatabase();
+  const config = readConfig({
+    HOST: "127.0.0.1",
+    PORT: "0",
+    BASE_PATH: basePath,
+    API_KEYS: Object.entries(keys)
+      .map(([merchantId, key]) => `${merchantId}:${key}`)
+      .join(","),
+    PAYMENT_PROCESSORS: (options.processors ?? ["paystack"]).join(","),
+    // The suites count requests themselves; a limit is a test's own choice.
+    RATE_LIMIT_RPS: "0",
+    AUTH_FAILURES_PER_MINUTE: "0",
+    // The API alone: the suites of the test helpers turn them on.
+    TEST_HELPERS: "false",
+    // A held delivery attempt is cut at once when the server closes.
+    SHUTDOWN_GRACE_MS: "0",
+    ...(database && { DATABASE_URL: database.url, DB_POOL_MAX: "10", DB_STATEMENT_TIMEOUT_MS: "5000" }),
+    ...options.settings,
   });
+  const fake = options.webhookStores === "recorded" ? undefined : createFakeWebhookStores({ notifier: { notify: (events) => service?.webhooks.notifier.notify(events) } });
+  const receivers = createHeldWebhookSender();
+  let service: RunningService | undefined;
+  try {
+    service = await composeService(
+      { ...config, limits: { ...config.limits, ...options.limits } },
+      {
+        logger: options.logger ?? silentLogger,
+        clock: options.clock,
+        processor: options.processor,
+        processorTimeoutMs: options.processorTimeoutMs,
+        resolve: options.resolve ?? publicResolver,
+        webhookSender: receivers,
+        httpRoutes: options.httpRoutes,
+        caps: options.caps,
+        onRequestEnd: options.onRequestEnd,
+        wrapStores: (opened) => {
+          let stores: Stores = {
+            ...opened,
+            ...(options.intents && { intents: options.intents }),
+            ...(options.accounts && { accounts: options.accounts }),
+            ...(fake && { events: fake.events, endpoints: fake.endpoints }),
+            ...(options.wrapVerifier && { verifier: options.wrapVerifier(opened.verifier) }),
+          };
+          if (options.wrapStores) stores = options.wrapStores(stores);
+          return stores;
+        },
+      },
+    );
+  } catch (error) {
+    await database?.drop();
+    throw error;
+  }
+  const running = service;
+  const { stores } = running;
+  const recorded: RecordedWebhooks = { events: stores.events, endpoints: stores.endpoints, deliveryQueue: stores.deliveryQueue };
+  let closed: Promise<void> | undefined;
   return {
-    ...server,
-    close: async (closeOptions) => {
-      await server.close(closeOptions);
-      await closeStores();
-    },
-    restUrl: `${server.url}${basePath}`,
+    host: running.server.host,
+    port: running.server.port,
+    url: running.server.url,
+    /** Safe to call twice: the second call waits for the first. */
+    close: (closeOptions) =>
+      (closed ??= (async () => {
+        await running.server.close(closeOptions);
+        await running.closeStores();
+        await database?.drop();
+      })()),
+    restUrl: `${running.server.url}${basePath}`,
     keys,
     bearer: (merchantId = "merchantA") => `Bearer ${keys[merchantId]}`,
-    intents,
-    accounts,
-    refunds,
-    refundParts,
+    service: running,
+    intents: stores.intents,
+    accounts: stores.accounts,
+    refunds: stores.refunds,
+    refundParts: running.refunds,
     get webhooks(): FakeWebhookStores {
-      if (outbox) throw new Error('this test server records events in its own stores (webhookStores: "recorded"): change intents through the API');
+      if (!fake) throw new Error('this test server records events in its own stores (webhookStores: "recorded"): change intents through the API');
       return fake;
     },
-    recordedWebhooks: outbox ? recorded : undefined,
+    recordedWebhooks: fake ? undefined : recorded,
+    receivers,
   };
 }
 

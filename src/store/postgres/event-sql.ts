@@ -61,7 +61,7 @@ export function byteaArrayParam(values: readonly Uint8Array[]): string {
  * types they take, as JSON.
  */
 export function eventContextJoin(t: string, firstSplitAccount?: string): string {
-  const first = firstSplitAccount ?? `(select s.settlement_account_id from payment_intent_splits s where s.payment_intent_id = ${t}.id and s.position = 0)`;
+  const first = firstSplitAccount ?? `(select s.settlement_account_id from payment_intent_splits s where s.merchant_id = ${t}.merchant_id and s.payment_intent_id = ${t}.id and s.position = 0)`;
   return `
   left join lateral (
     select ${accountColumns("a")} from settlement_accounts a
@@ -198,7 +198,7 @@ const recordCreationText = `
     select
       exists (select 1 from payment_intents where merchant_id = $13 and id = $14) as inserted,
       coalesce(
-        (select s.settlement_account_id from payment_intent_splits s where s.payment_intent_id = $14 and s.position = 0),
+        (select s.settlement_account_id from payment_intent_splits s where s.merchant_id = $13 and s.payment_intent_id = $14 and s.position = 0),
         (select f.id from settlement_accounts f where f.merchant_id = $13 order by f.created_at, f.id limit 1)
       ) is not distinct from $15 as account_holds,
       coalesce((select array_agg(w.id) from webhook_endpoints w

@@ -1,3 +1,4 @@
+import { merchantOfCheckoutToken } from "../../lib/checkout-token.js";
 import type { PaymentAttemptOutcome, PaymentAttemptRecord } from "../../domain/payment-attempt.js";
 import type { PaymentIntentRecord, PaymentIntentStatus } from "../../domain/payment-intent.js";
 import type { ListQuery } from "../payment-intent-store.js";
@@ -45,7 +46,7 @@ export function intentColumns(t: string): string {
     epochMs(`${t}.expires_at`),
     epochMs(`${t}.deleted_at`),
     `(select json_agg(json_build_array(s.settlement_account_id, s.split_amount::text) order by s.position)
-        from payment_intent_splits s where s.payment_intent_id = ${t}.id)`,
+        from payment_intent_splits s where s.merchant_id = ${t}.merchant_id and s.payment_intent_id = ${t}.id)`,
     `${t}.amount_refunded`,
   ].join(", ");
 }
@@ -113,7 +114,7 @@ const itemAccountJoin = `
     select ${accountColumns("a")} from settlement_accounts a
     where a.merchant_id = pi.merchant_id
       and a.id = coalesce(
-        (select s.settlement_account_id from payment_intent_splits s where s.payment_intent_id = pi.id and s.position = 0),
+        (select s.settlement_account_id from payment_intent_splits s where s.merchant_id = pi.merchant_id and s.payment_intent_id = pi.id and s.position = 0),
         (select e.id from earliest e))
   ) acc on true`;
 const earliestCte = `earliest as materialized (
@@ -192,8 +193,17 @@ export const findByReference = (merchantId: string, reference: string): Statemen
   values: [merchantId, reference],
 });
 
-const byTokenText = `select ${intentColumns("pi")} from payment_intents pi where pi.checkout_token = $1`;
-export const findByCheckoutToken = (token: string): StatementStep => ({ text: byTokenText, values: [token] });
+const byRoutedTokenText = `select ${intentColumns("pi")} from payment_intents pi where pi.merchant_id = $1 and pi.checkout_token = $2`;
+const byLegacyTokenText = `select ${intentColumns("pi")} from payment_intents pi where pi.checkout_token = $1`;
+/**
+ * A token that carries its merchant is found on that merchant's shard alone;
+ * a link made before tokens carried one (checkout-token.ts) is looked up by
+ * the token alone, through the same (checkout_token, merchant_id) key.
+ */
+export function findByCheckoutToken(token: string): StatementStep {
+  const merchantId = merchantOfCheckoutToken(token);
+  return merchantId === undefined ? { text: byLegacyTokenText, values: [token] } : { text: byRoutedTokenText, values: [merchantId, token] };
+}
 
 const withAccountText = `
   with ${earliestCte}
@@ -287,14 +297,14 @@ export function transitionIntent(
 /** SKIP LOCKED: an intent being paid right now is left for the next sweep. */
 const expireTextOf = (select: string) => `
   with due as (
-    select id from payment_intents
+    select merchant_id, id from payment_intents
     where status = 'pending' and deleted_at is null and expires_at <= $1
     order by expires_at
     limit $2
     for update skip locked
   ), changed as (
     update payment_intents pi set status = 'expired', updated_at = $1
-    from due where pi.id = due.id
+    from due where pi.merchant_id = due.merchant_id and pi.id = due.id
     returning pi.*
   )
   ${select}`;

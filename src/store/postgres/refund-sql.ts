@@ -70,7 +70,7 @@ const byIdText = `select ${refundColumns("r")} from refunds r where r.merchant_i
 export const findById = (merchantId: string, id: string): StatementStep => ({ text: byIdText, values: [merchantId, id] });
 
 const forProcessorText = `select ${refundColumns("r")} from refunds r where r.id = $1`;
-/** By id alone (refunds_id_key): a processor's notice names no merchant. */
+/** By id alone (refunds_id_idx): a processor's notice names no merchant. */
 export const findForProcessor = (id: string): StatementStep => ({ text: forProcessorText, values: [id] });
 
 const insertText = `

@@ -11,6 +11,7 @@ import type { RequestContext } from "../../http/request-context.js";
 import { checkoutPage, messagePage, notFoundPage, resultPage } from "./checkout-pages.js";
 import type { Csrf } from "./csrf.js";
 import { checkoutCssHash } from "./html.js";
+import { checkoutTokenSource } from "../../lib/checkout-token.js";
 
 export interface CheckoutRoutesOptions {
   checkout: CheckoutService;
@@ -192,9 +193,11 @@ export function createCheckoutRoutes(options: CheckoutRoutesOptions): HttpRoute[
   ];
 }
 
-const pagePattern = /^\/checkout\/[A-Za-z0-9_-]{16,128}$/;
-const payPattern = /^\/checkout\/[A-Za-z0-9_-]{16,128}\/pay$/;
-const resultPattern = /^\/checkout\/[A-Za-z0-9_-]{16,128}\/result$/;
+/** A checkout path: /checkout/{token}, then the action's suffix. */
+const checkoutPath = (suffix: string) => new RegExp(`^/checkout/${checkoutTokenSource}${suffix}$`);
+const pagePattern = checkoutPath("");
+const payPattern = checkoutPath("/pay");
+const resultPattern = checkoutPath("/result");
 
 /** The token segment of a checkout path the patterns above accepted. */
 function tokenOf(path: string): string {

@@ -25,7 +25,7 @@ export function createLiveIntents(clock: Clock, ids: IdGenerator) {
       callbackUrl: null,
       transaction: null,
       splits: [],
-      checkoutToken: ids.checkoutToken(),
+      checkoutToken: ids.checkoutToken("merchantA"),
       requestFingerprint: "0".repeat(64),
       createdAt: now,
       updatedAt: now,

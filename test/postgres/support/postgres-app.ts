@@ -1,12 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { createSystemClock } from "../../../src/lib/clock.js";
-import { createIdGenerator } from "../../../src/lib/ids.js";
+import { readConfig } from "../../../src/config.js";
 import { silentLogger, type Logger } from "../../../src/lib/logger.js";
-import { createApp } from "../../../src/server/create-app.js";
-import { listen, type ListeningServer } from "../../../src/listener/listen.js";
-import type { NodeHandler } from "../../../src/http/node-http.js";
-import type { PostgresStores } from "../../../src/store/postgres/open-postgres-stores.js";
-import { openMigratedStores } from "../../support/postgres.js";
+import type { ListeningServer } from "../../../src/listener/listen.js";
+import { composeService } from "../../../src/server/compose-service.js";
+import type { Stores } from "../../../src/server/open-stores.js";
 
 /** A merchant key for a test app: random, and long enough for API_KEYS. */
 export const newApiKey = () => `sk_test_${randomBytes(18).toString("base64url")}`;
@@ -14,7 +11,7 @@ export const newApiKey = () => `sk_test_${randomBytes(18).toString("base64url")}
 export interface PostgresApp extends ListeningServer {
   /** REST root: url + "/v1". */
   readonly restUrl: string;
-  readonly stores: PostgresStores;
+  readonly stores: Stores;
   close(): Promise<void>;
 }
 
@@ -30,46 +27,35 @@ export interface PostgresAppOptions {
 }
 
 /**
- * startPostgresApp serves the whole service in this process over its own
- * PostgreSQL stores (its own pool), on 127.0.0.1 port 0: what one instance of
- * a multi-instance deployment is.
+ * startPostgresApp serves the whole service, as composeService builds it, in
+ * this process over its own PostgreSQL stores (its own pool), on 127.0.0.1
+ * port 0: what one instance of a multi-instance deployment is.
  */
 export async function startPostgresApp(options: PostgresAppOptions): Promise<PostgresApp> {
-  const clock = createSystemClock();
-  const ids = createIdGenerator(clock);
-  const stores = await openMigratedStores(options.databaseUrl, {
-    poolMax: options.poolMax,
-    statementTimeoutMs: options.statementTimeoutMs,
-    clock,
+  const config = readConfig({
+    HOST: "127.0.0.1",
+    PORT: "0",
+    BASE_PATH: "/v1",
+    DATABASE_URL: options.databaseUrl,
+    API_KEYS: Object.entries(options.keys)
+      .map(([merchantId, key]) => `${merchantId}:${key}`)
+      .join(","),
+    DB_POOL_MAX: String(options.poolMax ?? 10),
+    DB_STATEMENT_TIMEOUT_MS: String(options.statementTimeoutMs ?? 5000),
+    PAGE_TOKEN_SECRET: options.pageTokenSecret ?? randomBytes(32).toString("base64url"),
+    RATE_LIMIT_RPS: "0",
+    AUTH_FAILURES_PER_MINUTE: "0",
   });
-  try {
-    for (const [merchantId, key] of Object.entries(options.keys)) await stores.apiKeys.addKey(merchantId, key);
-    let handler: NodeHandler = () => {};
-    const server = await listen((req, res) => handler(req, res), { host: "127.0.0.1", port: 0 });
-    handler = createApp({
-      intents: stores.intents,
-      accounts: stores.accounts,
-      verifier: stores.apiKeys,
-      clock,
-      ids,
-      logger: options.logger ?? silentLogger,
-      publicUrl: server.url,
-      basePath: "/v1",
-      processors: [],
-      pageTokenSecret: options.pageTokenSecret ?? randomBytes(32).toString("base64url"),
-      maxBodyBytes: 64 * 1024,
-    });
-    return {
-      ...server,
-      restUrl: `${server.url}/v1`,
-      stores,
-      close: async () => {
-        await server.close();
-        await stores.close();
-      },
-    };
-  } catch (error) {
-    await stores.close();
-    throw error;
-  }
+  const service = await composeService(config, { logger: options.logger ?? silentLogger });
+  return {
+    host: service.server.host,
+    port: service.server.port,
+    url: service.server.url,
+    restUrl: `${service.server.url}/v1`,
+    stores: service.stores,
+    close: async () => {
+      await service.server.close();
+      await service.closeStores();
+    },
+  };
 }

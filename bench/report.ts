@@ -52,6 +52,8 @@ export interface Summary {
   p50Ms: number;
   p99: Spread;
   db: Spread;
+  /** WAL bytes per request, median over the rounds. */
+  walBytes: number;
   generatorUs: number;
   /** The fewest clock ticks any round measured: the figure's resolution. */
   minTicks: number;
@@ -66,6 +68,7 @@ export function summarize(s: ScenarioResult): Summary {
     p50Ms: median(m.map((r) => r.result.p50Ms)),
     p99: spread(m.map((r) => r.result.p99Ms)),
     db: spread(m.map((r) => r.dbUsPerRequest ?? NaN)),
+    walBytes: median(m.map((r) => r.walBytesPerRequest ?? NaN)),
     generatorUs: median(m.map((r) => r.generatorUsPerRequest ?? NaN)),
     minTicks: Math.min(...m.map((r) => r.cpuTicks)),
     requests: m.reduce((sum, r) => sum + r.result.requests, 0),
@@ -111,12 +114,12 @@ const minimumTicks = 100;
 
 function scenarioTable(report: BenchReport): string {
   return [
-    "| Scenario | Store | CPU µs/request, median [min–max] | Requests/s | p50 ms | p99 ms | DB CPU µs/request | Load generator µs/request | Peak RSS MiB |",
-    "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    "| Scenario | Store | CPU µs/request, median [min–max] | Requests/s | p50 ms | p99 ms | DB CPU µs/request | WAL bytes/request | Load generator µs/request | Peak RSS MiB |",
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ...report.scenarios.map((s) => {
       const x = summarize(s);
       const coarse = x.minTicks < minimumTicks ? " †" : "";
-      return `| ${s.label} | ${s.store} | ${range(x.cpu)}${coarse} | ${us(x.rps)} | ${ms(x.p50Ms)} | ${ms(x.p99.median)} | ${s.store === "PostgreSQL" ? range(x.db) : "–"} | ${us(x.generatorUs)} | ${mb(s.peakRssBytes)} |`;
+      return `| ${s.label} | ${s.store} | ${range(x.cpu)}${coarse} | ${us(x.rps)} | ${ms(x.p50Ms)} | ${ms(x.p99.median)} | ${s.store === "PostgreSQL" ? range(x.db) : "–"} | ${s.store === "PostgreSQL" ? us(x.walBytes) : "–"} | ${us(x.generatorUs)} | ${mb(s.peakRssBytes)} |`;
     }),
   ].join("\n");
 }
@@ -129,6 +132,10 @@ function cpuOf(report: BenchReport, id: string): number {
 function dbOf(report: BenchReport, id: string): number {
   const s = report.scenarios.find((x) => x.id === id);
   return s ? summarize(s).db.median : NaN;
+}
+function summaryOf(report: BenchReport, id: string): Summary | undefined {
+  const s = report.scenarios.find((x) => x.id === id);
+  return s && summarize(s);
 }
 
 /** One scenario of ours against the last full run. */
@@ -218,6 +225,25 @@ export function targetsOf(report: BenchReport): Target[] {
       figure: `${times(r)} (${us(cpuOf(report, "rest-create-postgres"))} vs ${us(cpuOf(report, "ref-pg-cte"))} µs/request in Node; with PostgreSQL's backends ${times(withDb)})`,
       goal: "≥ 0.6×",
       met: judge(r, (v) => v >= 0.6),
+    });
+  }
+  {
+    // Issue 24: our create on PostgreSQL against node:http + plain pg writing the intent and its event in one statement.
+    const ours = summaryOf(report, "rest-create-postgres");
+    const floor = summaryOf(report, "ref-pg-http");
+    const r = ours && floor ? ours.rps / floor.rps : NaN;
+    targets.push({
+      name: "REST create (PostgreSQL) rate vs node:http + plain pg (intent + event row, one statement)",
+      figure: `${times(r)} (${us(ours?.rps ?? NaN)} vs ${us(floor?.rps ?? NaN)} creates/s; WAL ${us(ours?.walBytes ?? NaN)} vs ${us(floor?.walBytes ?? NaN)} bytes/create)`,
+      goal: "≥ 0.6×",
+      met: judge(r, (v) => v >= 0.6),
+    });
+    const d = dbOf(report, "rest-create-postgres") / dbOf(report, "ref-pg-http");
+    targets.push({
+      name: "PostgreSQL CPU per create vs the same reference",
+      figure: `${times(d)} (${us(dbOf(report, "rest-create-postgres"))} vs ${us(dbOf(report, "ref-pg-http"))} µs/create)`,
+      goal: "≤ 2×",
+      met: judge(d, (v) => v <= 2),
     });
   }
   cost("REST list, a page of 50: server CPU on PostgreSQL vs in memory", "rest-list-postgres", "rest-list-memory", 2);

@@ -177,7 +177,8 @@ async function runRounds(selected: Scenario[]): Promise<{ results: ScenarioResul
       }
       results.get(s.id)!.rounds.push(m);
       windows.set(s.id, [...(windows.get(s.id) ?? []), m.window]);
-      const dbCpu = m.dbUsPerRequest === undefined ? "" : `, DB ${Math.round(m.dbUsPerRequest)} µs/req`;
+      const dbCpu =
+        m.dbUsPerRequest === undefined ? "" : `, DB ${Math.round(m.dbUsPerRequest)} µs/req, WAL ${Math.round(m.walBytesPerRequest ?? NaN)} B/req`;
       const generator = m.generatorUsPerRequest === undefined ? "" : `, load generator ${Math.round(m.generatorUsPerRequest)} µs/req`;
       log(
         `round ${round}/${rounds} ${s.id}: ${Math.round(m.cpuUsPerRequest)} µs/req (${m.cpuTicks} ticks in ${seconds} s)${dbCpu}${generator}, ${Math.round(m.result.rps)} req/s, p50 ${m.result.p50Ms.toFixed(2)} ms, p99 ${m.result.p99Ms.toFixed(2)} ms`,

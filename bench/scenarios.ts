@@ -111,6 +111,20 @@ async function grpcSubject(server: BenchProcess, context: ScenarioContext, id: s
   };
 }
 
+/** untilReady waits until a service's /readyz answers 200 (its migrations applied), for up to a minute. */
+async function untilReady(url: string): Promise<void> {
+  const deadline = performance.now() + 60_000;
+  for (;;) {
+    const status = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(5000) }).then(
+      (res) => res.arrayBuffer().then(() => res.status),
+      () => 0,
+    );
+    if (status === 200) return;
+    if (performance.now() > deadline) throw new Error(`${url}/readyz answered ${status} for a minute`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 /** The API_KEYS every server of a run knows, reference servers included. */
 const apiKeys = Object.values(merchants)
   .map((m) => `${m.id}:${m.key}`)
@@ -126,8 +140,15 @@ export function createScenarios(context: ScenarioContext): Scenario[] {
   let schemaReady: Promise<void> | undefined;
   // The service migrates and upserts API_KEYS at start: let one do so first, so the servers that start
   // side by side find the schema in place and a baseline writes for an existing merchant.
+  // The service listens before its migrations are applied (/readyz answers 503 until they are): wait for ready.
   const ensureSchema = () =>
-    (schemaReady ??= startService({ databaseUrl: context.db.url, logPath: logPath("schema") }).then((s) => s.stop()));
+    (schemaReady ??= startService({ databaseUrl: context.db.url, logPath: logPath("schema") }).then(async (s) => {
+      try {
+        await untilReady(s.url);
+      } finally {
+        await s.stop();
+      }
+    }));
 
   const ours = (
     id: string,
@@ -228,6 +249,22 @@ export function createScenarios(context: ScenarioContext): Scenario[] {
     reference("ref-grpc-http2", "Reference: raw node:http2 gRPC unary create (hand-framed)", "reference-grpc-http2.ts", {}, "grpc"),
     ours("grpc-create-memory", "gRPC create (binary, HTTP/2)", "memory", "grpc-status 0", grpc("grpc-create-memory", "memory")),
     pgBaseline("ref-pg-cte", "Reference: plain pg, one CTE insert (intent + 2 methods), no HTTP", "cte"),
+    {
+      id: "ref-pg-http",
+      label: "Reference: node:http + plain pg, intent + its event row in one statement",
+      store: "PostgreSQL",
+      kind: "reference",
+      expected: "201",
+      async start() {
+        await ensureSchema();
+        const server = await startBenchProcess({
+          script: join("bench", "reference-pg-http.ts"),
+          env: { DATABASE_URL: context.db.url, MERCHANT_ID: merchants.load.id, POOL_MAX: "10" },
+          logPath: logPath("ref-pg-http"),
+        });
+        return serverSubject(server, http.restCreate, true);
+      },
+    },
     pgBaseline("ref-pg-tx", "Reference: plain pg, BEGIN + INSERT + COMMIT, no HTTP", "transaction"),
     ours("rest-create-postgres", "REST create", "postgres", "201", wrkSubject(http.restCreate, "postgres")),
     ours("rest-list-postgres", list, "postgres", "200", wrkSubject(http.restList, "postgres"), { seed: seedList("postgres") }),

@@ -1,8 +1,19 @@
-// npm test: every suite on the in-memory stores (the PostgreSQL-only suites
-// skip themselves when no server answers), then the REST, RPC, server and
-// checkout suites once more on PostgreSQL (TEST_STORE=postgres, a fresh database per
-// server). REQUIRE_POSTGRES=1 turns "no PostgreSQL" into a failure, as CI wants.
-// Ends with one line: "N passed, N failed, N skipped".
+// The two tiers of tests, decided here once (docs/testing.md).
+//
+// npm test, the everyday run: every unit, contract and protocol suite on the
+// in-memory stores, and the PostgreSQL store contract suites (test/store/)
+// when PostgreSQL answers; nothing that needs a browser, HAProxy, PgBouncer,
+// a packed install or a stopwatch.
+//
+// npm run test:all (CI): every suite on the in-memory stores, then the REST,
+// RPC, server and checkout suites once more on PostgreSQL (TEST_STORE=postgres,
+// a fresh database per server), then the bounded fault drills
+// (npm run drills -- --quick). REQUIRE_POSTGRES=1 turns "no PostgreSQL" into
+// a failure, as CI wants.
+//
+// npm test -- FILE… runs the files named, whatever their tier, on the
+// in-memory stores and (for REST, RPC, server and checkout suites) again on
+// PostgreSQL. Every run ends with one line: "N passed, N failed, N skipped".
 import { spawn } from "node:child_process";
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -51,6 +62,15 @@ function run(label, files, env) {
   });
 }
 
+/** The bounded fault drills (drills/run.ts --quick), counted as one test. */
+function drills() {
+  console.log("\n# fault drills, bounded (npm run drills -- --quick)");
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ["--import", "tsx", "drills/run.ts", "--quick"], { stdio: "inherit" });
+    child.on("close", (code) => resolve({ code, pass: code === 0 ? 1 : 0, fail: code === 0 ? 0 : 1, skipped: 0 }));
+  });
+}
+
 async function postgresReason() {
   const url = process.env.TEST_DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres";
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
@@ -65,11 +85,21 @@ async function postgresReason() {
   }
 }
 
-// `npm test -- test/rest/list.test.ts …` runs only the files named (on both
-// stores, as the whole run would); no arguments: every test file.
-const named = process.argv.slice(2);
-const all = (named.length > 0 ? named : testFiles("test")).sort();
-const results = [await run("all suites, in-memory stores", all, { TEST_STORE: "memory" })];
+/**
+ * Files of the all tier only: whole folders (browsers, the deployment's
+ * HAProxy and PgBouncer, the PostgreSQL suites beyond the store contracts),
+ * the packed-install test, and every *.timing.test.ts (latency and
+ * throughput bounds, which a busy machine can miss).
+ */
+const allTierOnly = [/^test\/(browser|deploy|postgres)\//, /^test\/testing\/packed-install\.test\.ts$/, /\.timing\.test\.ts$/];
+
+const args = process.argv.slice(2);
+const tierAll = args.includes("--all");
+const named = args.filter((arg) => arg !== "--all");
+const everyFile = testFiles("test").sort();
+const all = named.length > 0 ? named.sort() : tierAll ? everyFile : everyFile.filter((file) => !allTierOnly.some((pattern) => pattern.test(file)));
+const started = performance.now();
+const results = [await run(tierAll || named.length > 0 ? "all suites, in-memory stores" : "everyday suites (npm test), in-memory stores", all, { TEST_STORE: "memory" })];
 
 const reason = await postgresReason();
 if (reason) {
@@ -80,13 +110,15 @@ if (reason) {
   } else {
     console.log(`\n# ${message}. Set TEST_DATABASE_URL or start PostgreSQL on 127.0.0.1:5432 to run them.`);
   }
-} else {
+} else if (tierAll || named.length > 0) {
   const transportSuites = all.filter((file) => /^test\/(rest|rpc|server|checkout)\//.test(file));
   // node --test with no file runs every test it finds: skip instead.
   if (transportSuites.length > 0) {
     results.push(await run("REST, RPC, server and checkout suites, PostgreSQL stores", transportSuites, { TEST_STORE: "postgres" }));
   }
 }
+
+if (tierAll && named.length === 0) results.push(await drills());
 
 // A run that exits non-zero without a failing test (a crash, a file that does
 // not load) still counts as one failure.
@@ -96,5 +128,6 @@ for (const r of results) {
   total.fail += r.fail || (r.code !== 0 ? 1 : 0);
   total.skipped += r.skipped;
 }
-console.log(`\n${total.pass} passed, ${total.fail} failed, ${total.skipped} skipped`);
+const minutes = ((performance.now() - started) / 60_000).toFixed(1);
+console.log(`\n${total.pass} passed, ${total.fail} failed, ${total.skipped} skipped (${minutes} min)`);
 process.exit(total.fail > 0 ? 1 : 0);

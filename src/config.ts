@@ -2,9 +2,11 @@ import { connectionBudget, defaultListenLimits, defaultMaxConnections, type List
 import { isLogLevel, logLevels, type LogLevel } from "./observability/log-level.js";
 import { isPaymentMethodName } from "./service/payment-method-catalogue.js";
 import { defaultRetrySchedule, parseRetrySchedule } from "./webhooks/retry-policy.js";
+import { isLoopback } from "./lib/is-loopback.js";
 import { parseSecretKey } from "./lib/secret-box.js";
 import { paystackName } from "./processor/paystack/paystack-name.js";
 import { isPaystackSecretKey } from "./processor/paystack/paystack-secret-key.js";
+import { parseTrustedProxies, type TrustedProxies } from "./listener/trusted-proxies.js";
 
 /** Config is every setting, read and checked once at start (see README, Configuration). */
 export interface Config {
@@ -31,6 +33,8 @@ export interface Config {
   corsAllowedOrigins: "*" | string[] | undefined;
   /** Timeouts, connection caps and output bounds of the listener. */
   limits: ListenLimits;
+  /** TRUSTED_PROXIES: peers that send a PROXY header naming the client; unset, nobody. */
+  trustedProxies: TrustedProxies | undefined;
   /** Per-API-key token bucket; unset when RATE_LIMIT_RPS is 0. */
   rateLimit: RateLimitConfig | undefined;
   /** Failed authentications per client address; unset when AUTH_FAILURES_PER_MINUTE is 0. */
@@ -58,6 +62,8 @@ export interface TestHelpersConfig {
   enabled: boolean;
   /** TEST_CLOCK: a clock the helpers can move forward, and its two helpers. */
   clock: boolean;
+  /** TEST_MERCHANTS_MAX: merchants CreateMerchant may make in this process's life. */
+  maxMerchants: number;
 }
 
 /** WebhookConfig: how webhooks are delivered (README, Webhooks). */
@@ -173,6 +179,7 @@ export const settingNames = [
   "MAX_UNSENT_BYTES",
   "MAX_CONNECTIONS",
   "MAX_CONNECTIONS_PER_ADDRESS",
+  "TRUSTED_PROXIES",
   "SHUTDOWN_DELAY_MS",
   "SHUTDOWN_GRACE_MS",
   "LOG_LEVEL",
@@ -188,6 +195,7 @@ export const settingNames = [
   "EVENT_RETENTION_DAYS",
   "TEST_HELPERS",
   "TEST_CLOCK",
+  "TEST_MERCHANTS_MAX",
   "PAYSTACK_SECRET_KEY",
   "PAYSTACK_BASE_URL",
 ] as const;
@@ -285,8 +293,9 @@ export function readConfig(env: Env, system: SystemLimits = {}): Config {
     metricsToken: readMetricsToken(env),
     corsAllowedOrigins: readCorsOrigins(env),
     checkout: readCheckoutConfig(env),
-    webhooks: readWebhookConfig(env),
+    webhooks: readWebhookConfig(env, database === undefined && isLoopback(host)),
     limits: readListenLimits(env, system.openFileLimit, database?.poolMax ?? 0),
+    trustedProxies: readTrustedProxies(env),
     rateLimit: readRateLimit(env),
     failedAuth: readFailedAuth(env),
     redis: readRedisConfig(env),
@@ -294,12 +303,18 @@ export function readConfig(env: Env, system: SystemLimits = {}): Config {
       delayMs: readInteger(env, "SHUTDOWN_DELAY_MS", 0, 0, 600_000),
       graceMs: readInteger(env, "SHUTDOWN_GRACE_MS", 10_000, 0, 600_000),
     },
-    testHelpers: readTestHelpers(env, database !== undefined),
+    testHelpers: readTestHelpers(env, database !== undefined, host),
   };
 }
 
-/** readWebhookConfig reads the WEBHOOK_* variables; the first bad value throws a ConfigError. */
-export function readWebhookConfig(env: Env): WebhookConfig {
+/**
+ * readWebhookConfig reads the WEBHOOK_* variables; the first bad value throws
+ * a ConfigError. sandbox (memory mode listening on a loopback address, as
+ * startTestServer and a local `serve` do) makes local receivers work by
+ * default: http and private addresses are allowed there, as nobody but this
+ * machine's own merchants can register an endpoint.
+ */
+export function readWebhookConfig(env: Env, sandbox = false): WebhookConfig {
   const scheduleText = env.WEBHOOK_RETRY_SCHEDULE || defaultRetrySchedule;
   let retrySchedule: number[];
   try {
@@ -307,7 +322,7 @@ export function readWebhookConfig(env: Env): WebhookConfig {
   } catch (error) {
     fail("WEBHOOK_RETRY_SCHEDULE", scheduleText, (error as Error).message);
   }
-  const allowPrivate = env.WEBHOOK_ALLOW_PRIVATE_URLS || "false";
+  const allowPrivate = env.WEBHOOK_ALLOW_PRIVATE_URLS || String(sandbox);
   if (allowPrivate !== "true" && allowPrivate !== "false") fail("WEBHOOK_ALLOW_PRIVATE_URLS", allowPrivate, "true or false");
   let secretKey: Buffer | undefined;
   if (env.WEBHOOK_SECRET_KEY) {
@@ -332,15 +347,21 @@ export function readWebhookConfig(env: Env): WebhookConfig {
 
 
 /**
- * readTestHelpers: on by default only in memory mode (a sandbox); a service
- * with a database must ask for them, so a production deployment never serves
- * them by accident. The test clock is a helper, so it needs them on.
+ * readTestHelpers: on by default only in memory mode (a sandbox) listening
+ * on a loopback address, which only this machine reaches; a service with a
+ * database, or one other machines can reach, must ask for them, so neither a
+ * production deployment nor a container on 0.0.0.0 serves them by accident.
+ * The test clock is a helper, so it needs them on.
  */
-function readTestHelpers(env: Env, hasDatabase: boolean): TestHelpersConfig {
-  const enabled = readBoolean(env, "TEST_HELPERS", !hasDatabase);
+function readTestHelpers(env: Env, hasDatabase: boolean, host: string): TestHelpersConfig {
+  const enabled = readBoolean(env, "TEST_HELPERS", !hasDatabase && isLoopback(host));
+  // TEST_CLOCK only matters with the helpers on: "false" with them off is no contradiction.
   const clock = readBoolean(env, "TEST_CLOCK", false);
-  if (clock && !enabled) fail("TEST_CLOCK", "true", `false unless TEST_HELPERS=true${hasDatabase ? " (with DATABASE_URL it defaults to false)" : ""}`);
-  return { enabled, clock };
+  if (clock && !enabled) {
+    const why = hasDatabase ? " (with DATABASE_URL it defaults to false)" : isLoopback(host) ? "" : ` (with HOST ${host}, not a loopback address, it defaults to false)`;
+    fail("TEST_CLOCK", "true", `false unless TEST_HELPERS=true${why}`);
+  }
+  return { enabled, clock, maxMerchants: readInteger(env, "TEST_MERCHANTS_MAX", 10_000, 1, 10_000_000) };
 }
 
 function readBoolean(env: Env, name: string, fallback: boolean): boolean {
@@ -411,6 +432,16 @@ function readConnectionCaps(env: Env, openFileLimit: number | undefined, poolMax
     fail("MAX_CONNECTIONS_PER_ADDRESS", String(maxConnectionsPerAddress), `at most MAX_CONNECTIONS (${maxConnections})`);
   }
   return { maxConnections, maxConnectionsPerAddress };
+}
+
+function readTrustedProxies(env: Env): TrustedProxies | undefined {
+  const text = env.TRUSTED_PROXIES?.trim();
+  if (!text) return undefined;
+  try {
+    return parseTrustedProxies(text);
+  } catch (error) {
+    fail("TRUSTED_PROXIES", text, `comma-separated addresses or CIDR blocks such as 10.0.0.0/8,fd00::/8 (${(error as Error).message})`);
+  }
 }
 
 function readRateLimit(env: Env): RateLimitConfig | undefined {
@@ -531,14 +562,11 @@ function readMetricsToken(env: Env): string | undefined {
   return token;
 }
 
-/** Hosts PAYSTACK_BASE_URL may reach over plain http: this machine only, where a stand-in runs in tests. */
-const loopbackHosts = new Set(["127.0.0.1", "localhost", "[::1]"]);
-
 /**
  * readPaystackConfig: no PAYSTACK_SECRET_KEY, no Paystack. The key is
  * checked for form (a public pk_ key pasted by mistake stops the start) and
  * never echoed, not even in its own error. PAYSTACK_BASE_URL is https, or
- * http to this machine, since every call carries the key.
+ * http to this machine (where a test's stand-in runs), since every call carries the key.
  */
 export function readPaystackConfig(env: Env): PaystackConfig | undefined {
   const secretKey = env.PAYSTACK_SECRET_KEY?.trim() || undefined;
@@ -556,7 +584,7 @@ export function readPaystackConfig(env: Env): PaystackConfig | undefined {
     url.password === "" &&
     url.search === "" &&
     url.hash === "" &&
-    (url.protocol === "https:" || (url.protocol === "http:" && loopbackHosts.has(url.hostname)));
+    (url.protocol === "https:" || (url.protocol === "http:" && isLoopback(url.hostname)));
   if (!allowed) fail("PAYSTACK_BASE_URL", baseText ?? "", "an https URL such as https://api.paystack.co (http only to 127.0.0.1 or localhost), without credentials, query or fragment");
   return { secretKey, baseUrl };
 }

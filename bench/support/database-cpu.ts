@@ -13,6 +13,12 @@ export interface DatabaseCpuMeter {
    * other users of the shared PostgreSQL server are not counted.
    */
   sample(clientPid: number): Promise<BackendTicks>;
+  /**
+   * The cluster's WAL insert position in bytes (pg_current_wal_lsn): the
+   * difference over a phase is the WAL the phase wrote, with whatever else
+   * wrote to the cluster meanwhile (nothing, on a quiet machine).
+   */
+  walBytes(): Promise<bigint>;
   close(): Promise<void>;
 }
 
@@ -39,6 +45,10 @@ export async function createDatabaseCpuMeter(options: { adminUrl: string; databa
         if (t !== undefined) ticks.set(pid, t);
       }
       return ticks;
+    },
+    async walBytes() {
+      const { rows } = await client.query<{ bytes: string }>("select pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text as bytes");
+      return BigInt(rows[0]!.bytes.split(".")[0]!);
     },
     close: () => client.end(),
   };

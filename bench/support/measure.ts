@@ -30,6 +30,8 @@ export interface Measurement {
   cpuUsPerRequest: number;
   /** The PostgreSQL backends serving the subject, over the phase. */
   dbUsPerRequest?: number;
+  /** WAL bytes the cluster wrote over the phase, per request (PostgreSQL scenarios). */
+  walBytesPerRequest?: number;
   /** The load generator's own CPU, when known. */
   generatorUsPerRequest?: number;
   /** process.hrtime of the phase, in µs (CLOCK_MONOTONIC, as V8's profile timestamps): to cut a CPU profile to it. */
@@ -52,6 +54,7 @@ const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 export async function measurePhase(subject: Subject, runId: string, seconds: number, options: MeasureOptions): Promise<Measurement> {
   const database = subject.usesDatabase ? options.database : undefined;
   const dbBefore = database ? await database.sample(subject.pid) : undefined;
+  const walBefore = database ? await database.walBytes() : undefined;
   const generatorBefore = subject.generatorPid === undefined ? undefined : cpuTicks(subject.generatorPid);
   const before = cpuTicks(subject.pid);
   const startUs = monotonicUs();
@@ -60,6 +63,7 @@ export async function measurePhase(subject: Subject, runId: string, seconds: num
   const after = cpuTicks(subject.pid);
   const generatorAfter = subject.generatorPid === undefined ? undefined : cpuTicks(subject.generatorPid);
   const dbAfter = database ? await database.sample(subject.pid) : undefined;
+  const walAfter = database ? await database.walBytes() : undefined;
   if (before === undefined || after === undefined) throw new Error(`process ${subject.pid} went away while measured:\n${subject.stderrTail()}`);
 
   const perRequest = (ticks: number) => (ticks / options.ticksPerSecond / Math.max(1, result.requests)) * 1e6;
@@ -71,6 +75,7 @@ export async function measurePhase(subject: Subject, runId: string, seconds: num
     cpuTicks: after - before,
     cpuUsPerRequest: perRequest(after - before),
     dbUsPerRequest: dbBefore && dbAfter ? perRequest(backendTicksSpent(dbBefore, dbAfter)) : undefined,
+    walBytesPerRequest: walBefore !== undefined && walAfter !== undefined ? Number(walAfter - walBefore) / Math.max(1, result.requests) : undefined,
     generatorUsPerRequest: generatorSeconds === undefined ? undefined : (generatorSeconds / Math.max(1, result.requests)) * 1e6,
     window: { startUs, endUs },
   };

@@ -91,6 +91,8 @@ export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
       // Behind HAProxy every connection comes from its address.
       MAX_CONNECTIONS: "4000",
       MAX_CONNECTIONS_PER_ADDRESS: "4000",
+      // deploy/haproxy.cfg sends the PROXY protocol: each connection says whose it is.
+      TRUSTED_PROXIES: "127.0.0.1",
       // Shared by every instance: page tokens and checkout forms work across them.
       PAGE_TOKEN_SECRET: randomBytes(32).toString("base64url"),
       CHECKOUT_SECRET: randomBytes(32).toString("base64url"),

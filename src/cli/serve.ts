@@ -3,6 +3,7 @@ import { createPinoLogger } from "../observability/pino-logger.js";
 import { readOpenFileLimit } from "../listener/open-file-limit.js";
 import { createShutdown } from "../server/shutdown.js";
 import { composeService } from "../server/compose-service.js";
+import { describeStartFailure } from "./start-failure.js";
 
 /** The process's environment, as serve() reads it. */
 export type Environment = Record<string, string | undefined>;
@@ -38,7 +39,17 @@ export async function serve(env: Environment): Promise<void> {
     exit(1);
   });
 
-  const service = await composeService(config, { logger, processMetrics: true });
+  let service;
+  try {
+    service = await composeService(config, { logger, processMetrics: true });
+  } catch (error) {
+    // The port, the database or a migration: one line with the cause and the fix, as for a bad setting.
+    const line = describeStartFailure(error, config);
+    if (line === undefined) throw error;
+    logger.flush();
+    process.stderr.write(`start-up error: ${line}\n`);
+    process.exit(1);
+  }
   const { server } = service;
   if (service.demoKey) {
     const key = service.demoKey;
@@ -50,7 +61,9 @@ export async function serve(env: Environment): Promise<void> {
         "Try:",
         `  curl -s -X POST ${server.url}${config.basePath}/v2/payment-intents \\`,
         `    -H 'Authorization: Bearer ${key}' -H 'Content-Type: application/json' \\`,
-        `    -d '{"amount": 50000, "customerEmail": "ada@example.com", "clientReference": "order-1001"}'`,
+        // Not README's readme-1 nor the docs page's order-1001: trying each in turn never meets a 409.
+        `    -d '{"amount": 50000, "customerEmail": "ada@example.com", "clientReference": "first-run-1"}'`,
+        `Docs, with a try-it-out page: ${server.url}${config.basePath}/docs`,
         ...(service.testHelpers
           ? [`Test helpers on (${server.url}${config.basePath}/v2/test-helpers/…): see the README, "Testing your integration"`]
           : []),

@@ -47,7 +47,12 @@ export interface PaymentIntentRecord {
   updatedAt: Date;
   /** When a still-pending intent becomes expired: createdAt + CHECKOUT_TTL, fixed at creation. */
   expiresAt: Date;
-  /** Set by delete: the intent stays stored for audit but leaves the API. */
+  /**
+   * When delete ran. Status alone says an intent was deleted: delete is the
+   * only way to "cancelled" (§4.3), and a cancelled intent stays stored for
+   * audit but leaves the API; the database's payment_intents_deleted_is_cancelled
+   * constraint keeps the two together.
+   */
   deletedAt: Date | null;
   /**
    * Kobo of the paying attempt's refunds that are pending or successful:

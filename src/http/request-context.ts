@@ -40,6 +40,8 @@ export interface RequestContext {
   readonly clientAddress: string | undefined;
   /** Set when the response was never completed because the client went away. */
   clientGone: boolean;
+  /** Set when an error code that says the service failed (Internal) was the client's doing: logged at info. */
+  clientFault?: boolean;
 }
 
 /** createRequestContext starts the context of one request. */

@@ -9,6 +9,9 @@ import type { ListenerEvents } from "./listener-events.js";
 import { defaultListenLimits, type ListenLimits } from "./listen-limits.js";
 import type { NodeHandler } from "../http/node-http.js";
 import { routeByPreface } from "./preface-router.js";
+import { readProxyHeader } from "./read-proxy-header.js";
+import type { TrustedProxies } from "./trusted-proxies.js";
+import { setClientAddress } from "../http/client-address.js";
 
 export interface ListenOptions extends ListenerEvents {
   host: string;
@@ -18,6 +21,12 @@ export interface ListenOptions extends ListenerEvents {
   limits?: Partial<ListenLimits>;
   /** Makes the X-Request-Id of an answer the listener writes itself when the client sent none; a random UUID by default. */
   generateRequestId?: () => string;
+  /**
+   * Peers that must open every connection with a PROXY header (v1 or v2)
+   * naming the client (TRUSTED_PROXIES). From anyone else a PROXY header is
+   * refused; absent, nobody is trusted.
+   */
+  trustedProxies?: TrustedProxies;
 }
 
 /** ListeningServer is a bound server; close() ends every connection and resolves when the port is free. */
@@ -40,7 +49,9 @@ export interface ListeningServer {
  * routed by its first bytes: the HTTP/2 preface goes to the http2 server
  * (gRPC, Connect and REST over h2c), anything else to the HTTP/1.1 server
  * (REST, Connect, gRPC-Web). Before a byte is read, the connection caps
- * refuse a connection over the total or its address's share. What each
+ * refuse a connection over the total or its address's share. A peer in
+ * trustedProxies must first send a PROXY header (read-proxy-header.ts),
+ * whose client address then stands for the connection's. What each
  * protocol bounds beyond Node's defaults is in http1-connections.ts and
  * http2-sessions.ts; both report what they answer or cut themselves through
  * onRefused and onConnectionDropped.
@@ -102,16 +113,34 @@ export async function openListener(options: ListenOptions): Promise<OpenListener
       unrouted.delete(socket);
       caps.release(address);
     });
-    routeByPreface(
-      socket,
-      limits.headersTimeoutMs,
-      (isHttp2) => {
-        unrouted.delete(socket);
-        if (isHttp2) http2.take(socket);
-        else http1.take(socket);
+    const route = (timeoutMs: number) =>
+      routeByPreface(
+        socket,
+        timeoutMs,
+        (preface) => {
+          unrouted.delete(socket);
+          if (preface === "http2") http2.take(socket);
+          else if (preface === "http1") http1.take(socket);
+          else {
+            // A PROXY header from a peer not trusted to speak for others: it could name any address.
+            socket.destroy();
+            events.onConnectionDropped?.({ reason: "proxy-header-untrusted" });
+          }
+        },
+        () => events.onConnectionDropped?.({ reason: "headers-timeout" }),
+      );
+    if (!options.trustedProxies?.trusts(address)) return route(limits.headersTimeoutMs);
+    // A trusted balancer must say whom the connection is for, within the headers timeout.
+    const acceptedAt = now();
+    readProxyHeader(socket, {
+      timeoutMs: limits.headersTimeoutMs,
+      onHeader(client) {
+        if (client !== undefined) setClientAddress(socket, client);
+        route(Math.max(1, limits.headersTimeoutMs - Math.round(now() - acceptedAt)));
+        socket.resume();
       },
-      () => events.onConnectionDropped?.({ reason: "headers-timeout" }),
-    );
+      onRefused: (reason) => events.onConnectionDropped?.({ reason }),
+    });
   });
 
   await new Promise<void>((resolve, reject) => {

@@ -29,10 +29,19 @@ export interface RefusedRequest {
  * Why the listener closed a connection unserved, or cut it: the caps at
  * accept time, a connection silent or stuck inside a header block for
  * HEADERS_TIMEOUT_MS, a client that stopped reading (WRITE_TIMEOUT_MS), an
- * idle HTTP/2 session still open a grace after its GOAWAY, and an HTTP/2
- * connection error.
+ * idle HTTP/2 session still open a grace after its GOAWAY, an HTTP/2
+ * connection error, and the PROXY protocol: a header from an untrusted peer,
+ * or a trusted peer's header missing, malformed or late.
  */
-export type DropReason = CapRefusal | "headers-timeout" | "write-timeout" | "goaway-ignored" | "protocol-error";
+export type DropReason =
+  | CapRefusal
+  | "headers-timeout"
+  | "write-timeout"
+  | "goaway-ignored"
+  | "protocol-error"
+  | "proxy-header-untrusted"
+  | "proxy-header-invalid"
+  | "proxy-header-timeout";
 
 export interface DroppedConnection {
   reason: DropReason;

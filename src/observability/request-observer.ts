@@ -101,7 +101,7 @@ export function createRequestObserver(options: RequestObserverOptions): RequestO
       fields["path"] = target.split("?", 1)[0]!.slice(0, 256);
     }
     if (status === abortedStatus) logger.info(fields, "request aborted");
-    else if (serverFault(status, outcome.code)) logger.error(fields, "request");
+    else if (serverFault(status, outcome.code) && !context.clientFault) logger.error(fields, "request");
     else logger.info(fields, "request");
     onRequestEnd?.(outcome);
   }

@@ -78,7 +78,7 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
   });
   const dropped = new Counter({
     name: "payments_connections_dropped_total",
-    help: "Connections closed unserved or cut by the listener, by reason (connection caps, header or write timeout, ignored GOAWAY, protocol error).",
+    help: "Connections closed unserved or cut by the listener, by reason (connection caps, header or write timeout, ignored GOAWAY, protocol error, a PROXY header refused).",
     labelNames: ["reason"] as const,
     registers,
   });

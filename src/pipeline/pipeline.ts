@@ -3,6 +3,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import type { ApiKeyVerifier } from "../auth/api-key-verifier.js";
 import { authenticate, bearerKeyOf } from "../auth/authenticate.js";
 import { hashApiKey } from "../auth/hash-api-key.js";
+import { createConcurrencyGate } from "../limits/concurrency-gate.js";
 import type { FailedAuthThrottle } from "../limits/failed-auth-throttle.js";
 import type { RateDecision, RateLimit, RateLimiter } from "../limits/rate-limiter.js";
 import { HttpRefusal } from "../http/http-refusal.js";
@@ -11,6 +12,7 @@ import type { Logger } from "../lib/logger.js";
 import { createContractChecker } from "../rules/contract-rules.js";
 import type { RequestChecker } from "../rules/request-checker.js";
 import type { Procedure, ProcedureCall } from "./procedure.js";
+import { isProtocolViolation } from "./protocol-violation.js";
 import type { RequestContext } from "../http/request-context.js";
 
 /** How a protocol hands one call to the pipeline. */
@@ -50,7 +52,11 @@ export interface Pipeline {
    * logged and replaced by Internal "internal error".
    */
   unary(context: RequestContext, procedure: Procedure, call: PipelineCall, readInput: () => Promise<Message>): Promise<Message>;
-  /** Runs a streaming procedure; errors raised while it streams are mapped the same way (see failure()). */
+  /**
+   * Runs a streaming procedure. Errors raised before it streams and while it
+   * streams (its own, a request message that fails the field rules) are
+   * mapped the same way as unary ones (see failure()).
+   */
   stream(
     context: RequestContext,
     procedure: Procedure,
@@ -64,17 +70,27 @@ export interface Pipeline {
 
 const neverAborted = new AbortController().signal;
 
+/**
+ * Store lookups at once, per instance, for keys presented from addresses
+ * over their failed-auth budget: few enough that an attacker's made-up keys
+ * take at most this many pooled connections, enough that a real key behind
+ * the same address waits milliseconds, not seconds.
+ */
+const blockedLookupConcurrency = 2;
+
 /** createPipeline builds the pipeline over the key verifier (which carries the rate limit). */
 export function createPipeline(options: PipelineOptions): Pipeline {
   const checker = options.checker ?? createContractChecker();
 
   const { verifier, keyLimit, failedAuth } = options;
+  const blockedLookups = createConcurrencyGate(blockedLookupConcurrency);
 
   /**
    * principalOf authenticates the call and charges it to its key's rate
-   * limit. An address over its failed-auth budget gets 429 for any key not
-   * already known good, without a store lookup; a key the store does not know
-   * spends that budget. An unknown key is never charged to a real key's bucket.
+   * limit. An address over its failed-auth budget gets 429 for any key the
+   * store does not know (a key outside the verifier's cache is looked up
+   * through a narrow gate); a key the store does not know spends that budget.
+   * An unknown key is never charged to a real key's bucket.
    */
   async function principalOf(context: RequestContext, procedure: Procedure, call: PipelineCall): Promise<string> {
     if (!procedure.requiresKey) return "";
@@ -82,23 +98,28 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       throw new ConnectError("send the Authorization header once", Code.Unauthenticated);
     }
     const header = call.authorization[0];
-    if (failedAuth) {
-      const blocked = await failedAuth.check(context.clientAddress);
-      if (!blocked.allowed) {
-        const key = bearerKeyOf(header);
-        if (key === undefined || !verifier.knows?.(key)) {
-          throw limited(blocked, "too many failed authentications from this address");
-        }
-      }
-    }
     let principal;
-    try {
-      principal = await authenticate(header, verifier);
-    } catch (error) {
-      if (failedAuth && error instanceof ConnectError && error.code === Code.Unauthenticated) {
-        await failedAuth.recordFailure(context.clientAddress);
+    const blocked = failedAuth ? await failedAuth.check(context.clientAddress) : { allowed: true as const };
+    if (!blocked.allowed) {
+      const key = bearerKeyOf(header);
+      if (key === undefined) throw limited(blocked, "too many failed authentications from this address");
+      // A key the store knows is never refused for what others sent from the
+      // same address (a balancer's, a shared NAT's): one not cached is looked
+      // up, a few such lookups at a time for every blocked address together,
+      // so a flood of made-up keys waits in line instead of filling the pool.
+      if (key.length > 512) principal = undefined;
+      else if (!verifier.knows?.(key)) principal = await blockedLookups.run(() => verifier.verify(key));
+      else principal = await verifier.verify(key);
+      if (!principal) throw limited(blocked, "too many failed authentications from this address");
+    } else {
+      try {
+        principal = await authenticate(header, verifier);
+      } catch (error) {
+        if (failedAuth && error instanceof ConnectError && error.code === Code.Unauthenticated) {
+          await failedAuth.recordFailure(context.clientAddress);
+        }
+        throw error;
       }
-      throw error;
     }
     context.merchantId = principal.merchantId;
     if (keyLimit) {
@@ -113,7 +134,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   }
 
   function failure(context: RequestContext, error: unknown): unknown {
-    if (error instanceof ConnectError && error.code !== Code.Internal && error.code !== Code.Unknown) return error;
+    if (error instanceof ConnectError && ((error.code !== Code.Internal && error.code !== Code.Unknown) || isProtocolViolation(error))) return error;
     if (error instanceof HttpRefusal || error instanceof BodyTooLarge || error instanceof ClientGone) return error;
     const rest = context.protocol === "rest";
     options.logger.error(
@@ -154,12 +175,21 @@ export function createPipeline(options: PipelineOptions): Pipeline {
             yield input;
           }
         })();
-        return procedure.stream!(checked, { merchantId, context, signal });
+        return mapFailures(procedure.stream!(checked, { merchantId, context, signal }), (error) => failure(context, error));
       } catch (error) {
         throw failure(context, error);
       }
     },
   };
+}
+
+/** mapFailures passes a stream's messages through and maps whatever it throws. */
+async function* mapFailures<T>(source: AsyncIterable<T>, map: (error: unknown) => unknown): AsyncGenerator<T> {
+  try {
+    yield* source;
+  } catch (error) {
+    throw map(error);
+  }
 }
 
 /** limited is ResourceExhausted (REST 429) with Retry-After in whole seconds, at least 1 (RFC 9110 §10.2.3). */

@@ -24,7 +24,7 @@ export function createTestHelperProcedures(rules: TestHelperRules): Procedure[] 
   const procedures = defineProcedures(
     TestHelperService,
     {
-      createMerchant: (request) => rules.createMerchant(request.name),
+      createMerchant: (request, call) => rules.createMerchant(request.name, call.context.clientAddress),
       createPaymentAttempt: async (request, call) => {
         const { attempt, paymentIntent } = await rules.pay(call.merchantId, request.id, request);
         return { attempt: attemptMessage(attempt), paymentIntent };
@@ -51,4 +51,32 @@ function attemptMessage(attempt: PaymentAttemptRecord): PaymentAttempt {
     declineReason: attempt.declineReason ?? undefined,
     createdAt: timestamp(attempt.createdAt),
   };
+}
+
+/**
+ * testHelperProceduresOff answers every TestHelperService RPC that is not
+ * served (all of them with TEST_HELPERS=false, the clock's without
+ * TEST_CLOCK) with Unimplemented and a message naming the setting, on every
+ * RPC protocol in its own error shape: a Connect or gRPC client learns what
+ * to turn on instead of reading a REST 404. No key is asked for: the answer
+ * says nothing about any merchant. REST keeps its 404, as for any route the
+ * service does not have.
+ */
+export function testHelperProceduresOff(served: readonly Procedure[], helpersOn: boolean): Procedure[] {
+  const have = new Set(served.map((procedure) => procedure.path));
+  const message = helpersOn
+    ? "the test clock is off: start the service with TEST_CLOCK=true"
+    : "the test helpers are off: start the service with TEST_HELPERS=true (a sandbox only)";
+  return TestHelperService.methods
+    .map((method) => ({ method, path: `/${TestHelperService.typeName}/${method.name}` }))
+    .filter(({ path }) => !have.has(path))
+    .map(({ method, path }) => ({
+      service: TestHelperService,
+      method,
+      path,
+      requiresKey: false,
+      unary: async () => {
+        throw new ConnectError(message, Code.Unimplemented);
+      },
+    }));
 }

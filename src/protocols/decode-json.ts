@@ -18,6 +18,13 @@ export interface JsonDecodeOptions {
    * amount is a JSON integer, so REST accepts neither.
    */
   proto3: boolean;
+  /**
+   * Skip keys the message does not declare, as binary protobuf skips unknown
+   * fields: the RPC protocols do (like connect-go and connect-es servers), so
+   * a client built from a newer proto keeps working over JSON. REST's
+   * contract refuses them.
+   */
+  ignoreUnknownFields?: boolean;
   adapters?: FieldAdapters;
 }
 
@@ -48,6 +55,7 @@ export function decodeJsonMessage(schema: DescMessage, json: unknown, options: J
     const raw = json[key];
     const fieldPath = path === "" ? key : `${path}.${key}`;
     const field = schema.fields.find((f) => f.jsonName === key || (options.proto3 && f.name === key));
+    if (!field && options.ignoreUnknownFields) continue;
     if (!field || field.oneof) throw invalid(`unknown field ${fieldPath}`);
     if (field.localName in init) throw invalid(`${fieldPath} is given more than once`);
     const adapter = options.adapters?.get(`${schema.typeName}.${field.name}`);
@@ -131,7 +139,7 @@ function decodeScalar(type: ScalarType, value: unknown, path: string, proto3: bo
       // them rather than store a different amount than the client sent.
       const integer = integerOf(value, proto3);
       if (integer === undefined || (typeof integer === "number" && !Number.isSafeInteger(integer))) {
-        throw invalid(`${path} must be an integer${typeof integer === "number" ? " of at most 2^53-1" : ""}`);
+        throw invalid(`${path} must be an integer${typeof integer === "number" ? " of at most 2^53-1" : sentAString(value, proto3)}`);
       }
       const big = BigInt(integer);
       const unsigned = type === ScalarType.UINT64 || type === ScalarType.FIXED64;
@@ -145,7 +153,9 @@ function decodeScalar(type: ScalarType, value: unknown, path: string, proto3: bo
     case ScalarType.FIXED32: {
       const range = type === ScalarType.UINT32 || type === ScalarType.FIXED32 ? uint32Range : int32Range;
       const integer = integerOf(value, proto3);
-      if (integer === undefined || integer < range.min || integer > range.max) throw invalid(`${path} must be an integer`);
+      if (integer === undefined || integer < range.min || integer > range.max) {
+        throw invalid(`${path} must be an integer${integer === undefined ? sentAString(value, proto3) : ""}`);
+      }
       return Number(integer);
     }
     case ScalarType.DOUBLE:
@@ -155,6 +165,16 @@ function decodeScalar(type: ScalarType, value: unknown, path: string, proto3: bo
     case ScalarType.BYTES:
       throw invalid(`${path} is not supported over REST`);
   }
+}
+
+/**
+ * sentAString completes the REST message for an integer field given a
+ * string, the commonest slip ("amount": "50000"): it says what was wrong,
+ * never echoing the value. proto3 JSON takes digit strings, so there the
+ * string was wrong for its contents, not for being one.
+ */
+function sentAString(value: unknown, proto3: boolean): string {
+  return typeof value === "string" && !proto3 ? ", but a string was sent: write the number without quotes" : "";
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -10,7 +10,8 @@ import { createRequestContext, unnamedRoute, type RequestContext } from "../http
 import { rpcMethods, type Cors } from "./cors.js";
 import type { RestProtocol } from "./rest/rest-protocol.js";
 import type { RouteTable } from "./rest/route-table.js";
-import { protocolLabelOf, rpcFormatOf } from "./rpc/rpc-content-type.js";
+import { protocolLabelOf, rpcFormatOf, type RpcFormat } from "./rpc/rpc-content-type.js";
+import { clientAddressOf } from "../http/client-address.js";
 import type { RpcServer } from "./rpc/rpc-server.js";
 
 export interface DispatcherOptions {
@@ -41,6 +42,13 @@ export interface DispatcherOptions {
 const dotSegment = /(?:^|\/)(?:\.|%2e){1,2}(?:\/|$)/i;
 
 /**
+ * An RPC path: /package.Service/Method. No REST route has this shape (a
+ * REST path's first segment never holds a dot), so a POST here in an RPC
+ * Content-Type is a call to a method this service lacks.
+ */
+const rpcPath = /^\/[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+\/[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
  * createDispatcher builds the one request handler behind the port. It reads
  * each request once to decide where it goes — an RPC path (gRPC, gRPC-Web or
  * Connect, by Content-Type), a plain HTTP route, or a REST route under the
@@ -62,7 +70,19 @@ export function createDispatcher(options: DispatcherOptions): NodeHandler {
   /** No route: an allowed origin may still read the 404, as any other error. */
   function notFound(req: NodeRequest, res: NodeServerResponse, context: RequestContext, path: string) {
     cors?.decorate(req, res);
-    refuse(res, context, 404, `no route for ${path}`);
+    refuse(res, context, 404, `no route for ${path}${basePathHint(req, path)}`);
+  }
+
+  /**
+   * A path that would be a route under BASE_PATH (/v2/payment-intents sent
+   * to a service mounted at /v1) says so: the contract's {base_url} already
+   * carries a version segment, which a newcomer easily leaves out.
+   */
+  function basePathHint(req: NodeRequest, path: string): string {
+    if (basePath === "" || path.startsWith(`${basePath}/`)) return "";
+    const method = req.method === "HEAD" ? "GET" : (req.method ?? "");
+    if (restRoutes.match(method, path).kind === "not-found") return "";
+    return `: the REST API is under BASE_PATH ${basePath}, as in ${basePath}${path}`;
   }
 
   function methodNotAllowed(req: NodeRequest, res: NodeServerResponse, context: RequestContext, path: string, allow: readonly string[]) {
@@ -82,6 +102,17 @@ export function createDispatcher(options: DispatcherOptions): NodeHandler {
       return refuse(res, context, 505, `${procedure.method.name} streams both ways and needs HTTP/2`, { connection: "close" });
     }
     options.rpc.serve(req, res, context, procedure, format).catch((error: unknown) => internalFailure(res, context, error));
+  }
+
+  /**
+   * A call to a method this service does not have: gRPC and gRPC-Web answer
+   * grpc-status 12 as their clients expect, Connect its unimplemented error
+   * (HTTP 404), never the REST 404 body a gRPC client cannot read.
+   */
+  function serveUnknownRpc(req: NodeRequest, res: NodeServerResponse, context: RequestContext, path: string, format: RpcFormat) {
+    context.protocol = format.protocol;
+    cors?.decorate(req, res);
+    options.rpc.unimplemented(res, context, path, format);
   }
 
   function servePlain(req: NodeRequest, res: NodeServerResponse, context: RequestContext, route: HttpRoute, path: string) {
@@ -126,7 +157,7 @@ export function createDispatcher(options: DispatcherOptions): NodeHandler {
 
   return (req, res) => {
     const response = res as NodeServerResponse;
-    const context = createRequestContext(chooseRequestId(req.headers[requestIdHeader]), req.method ?? "", req.socket?.remoteAddress);
+    const context = createRequestContext(chooseRequestId(req.headers[requestIdHeader]), req.method ?? "", clientAddressOf(req.socket));
     const target = req.url ?? "/";
     observer.track(context, response, target);
     // Every answer carries the id, CORS preflights included: set before any protocol writes.
@@ -137,6 +168,10 @@ export function createDispatcher(options: DispatcherOptions): NodeHandler {
 
     const procedure = procedures.get(path);
     if (procedure) return serveRpc(req, response, context, procedure, path);
+    if (req.method === "POST" && rpcPath.test(path)) {
+      const format = rpcFormatOf(req.headers["content-type"]);
+      if (format) return serveUnknownRpc(req, response, context, path, format);
+    }
     for (const route of options.httpRoutes) {
       if (route.matches(path)) return servePlain(req, response, context, route, path);
     }

@@ -1,4 +1,5 @@
 import type { Config } from "../config.js";
+import { isLoopback } from "../lib/is-loopback.js";
 import type { Logger } from "../lib/logger.js";
 
 /**
@@ -17,10 +18,4 @@ export function logTestHelpers(logger: Logger, config: Config): void {
       `test helpers are on (${routes}) and HOST ${config.host} is not a loopback address: anyone who reaches this port can create merchants and decide payment outcomes; set TEST_HELPERS=false unless this is a sandbox`,
     );
   }
-}
-
-/** isLoopback: 127.0.0.0/8, ::1 (also IPv4-mapped) and localhost, which only this machine can reach. */
-export function isLoopback(host: string): boolean {
-  const bare = host.replace(/^\[|\]$/g, "").toLowerCase();
-  return bare === "localhost" || bare === "::1" || /^(::ffff:)?127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
 }

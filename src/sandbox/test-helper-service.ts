@@ -13,6 +13,7 @@ import { assertTransition } from "../service/payment-state-machine.js";
 import type { PaymentIntentStore } from "../store/payment-intent-store.js";
 import { createTestMerchant, type TestMerchant } from "./create-test-merchant.js";
 import type { ForcedOutcomes } from "./forced-outcomes.js";
+import type { MerchantCreationLimits } from "./merchant-creation-limits.js";
 import type { MerchantEnrollment } from "./merchant-enrollment.js";
 
 /** What a helper payment did: the attempt recorded, and the intent after it in the GET shape. */
@@ -29,7 +30,8 @@ export interface TestPayment {
  * attempt limit, events) follows a helper's.
  */
 export interface TestHelperService {
-  createMerchant(name: string | undefined): Promise<TestMerchant>;
+  /** Makes a merchant for the client at clientAddress, within the sandbox's merchant limits. */
+  createMerchant(name: string | undefined, clientAddress: string | undefined): Promise<TestMerchant>;
   /** Pays the merchant's intent with the method (default: the intent's first) and the outcome given. */
   pay(merchantId: string, id: string, request: { paymentMethod: string; outcome: string }): Promise<TestPayment>;
   /** Expires the merchant's pending intent now, as if CHECKOUT_TTL had passed. */
@@ -56,6 +58,8 @@ export interface TestHelperServiceDeps {
   ids: IdGenerator;
   /** The service's clock when TEST_CLOCK=true. */
   testClock?: AdvanceableClock;
+  /** Rate and cap of CreateMerchant; absent, unlimited (in-process callers). */
+  merchantCreation?: MerchantCreationLimits;
 }
 
 /** createTestHelperService wires the helpers to the services they drive. */
@@ -65,14 +69,15 @@ export function createTestHelperService(deps: TestHelperServiceDeps): TestHelper
   /** The merchant's live intent, as GET finds it: another merchant's, unknown and deleted are 404. */
   async function liveIntent(merchantId: string, id: string) {
     const found = await deps.intents.findById(merchantId, id);
-    if (!found || found.deletedAt !== null) throw notFound(id);
+    if (!found || found.status === "cancelled") throw notFound(id);
     return found;
   }
 
   const testClock = deps.testClock;
   return {
-    async createMerchant(name) {
-      return createTestMerchant(deps, name);
+    async createMerchant(name, clientAddress) {
+      const limits = deps.merchantCreation;
+      return limits ? limits.run(clientAddress, () => createTestMerchant(deps, name)) : createTestMerchant(deps, name);
     },
 
     async pay(merchantId, id, request) {
@@ -99,7 +104,7 @@ export function createTestHelperService(deps: TestHelperServiceDeps): TestHelper
       const settled = await deps.expiry.settle(due);
       // Refused when it was not pending, or stopped being so meanwhile (paid, deleted).
       if (intent.status !== "pending" || settled.status !== "expired") {
-        assertTransition(id, settled.deletedAt ? "cancelled" : settled.status, "expired");
+        assertTransition(id, settled.status, "expired");
       }
       return deps.paymentIntents.get(merchantId, id);
     },

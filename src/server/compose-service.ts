@@ -18,6 +18,7 @@ import { createTestModeProcessor, type ChargingProcessor } from "../processor/te
 import { createRestEncoders } from "../protocols/rest/encode-json.js";
 import { createTestMerchant, type TestMerchant } from "../sandbox/create-test-merchant.js";
 import { logTestHelpers } from "../sandbox/log-test-helpers.js";
+import { createMerchantCreationLimits, defaultMerchantCreationRate } from "../sandbox/merchant-creation-limits.js";
 import { createEventNotifier, type EventNotifier } from "../service/event-notifier.js";
 import { createEventOutbox } from "../service/event-outbox.js";
 import { createEventRetention } from "../service/event-retention.js";
@@ -90,6 +91,8 @@ export interface RunningService {
   readonly webhooks: RunningWebhooks;
   /** The service's metrics registry and observers (GET /metrics). */
   readonly metrics: ServiceMetrics;
+  /** The one clock every part reads (the test clock with TEST_CLOCK=true). */
+  readonly clock: Clock;
   /**
    * Stops background work and closes the stores: after the listener closed
    * (a graceful shutdown), or at once (tests).
@@ -130,8 +133,9 @@ export async function composeService(config: Config, overrides: ServiceOverrides
   const metrics = createServiceMetrics({ processMetrics: overrides.processMetrics ?? false });
   const helpersConfig = config.testHelpers;
   // TEST_CLOCK: every part of the service reads the one clock the helpers move.
-  const testClock = helpersConfig.clock ? createAdvanceableClock(overrides.clock ?? createSystemClock()) : undefined;
-  const clock = testClock ?? overrides.clock ?? createSystemClock();
+  const realClock = overrides.clock ?? createSystemClock();
+  const testClock = helpersConfig.clock ? createAdvanceableClock(realClock) : undefined;
+  const clock = testClock ?? realClock;
   const ids = overrides.ids ?? createIdGenerator(clock);
   const { onRequestEnd } = overrides;
   const observer = createRequestObserver({
@@ -143,6 +147,7 @@ export async function composeService(config: Config, overrides: ServiceOverrides
     host: config.host,
     port: config.port,
     limits: config.limits,
+    trustedProxies: config.trustedProxies,
     // A stream reset that the handler saw is logged by the request observer already.
     onRefused: (event) => {
       if (event.http2ErrorCode === undefined) observer.refused(event);
@@ -169,7 +174,8 @@ export async function composeService(config: Config, overrides: ServiceOverrides
   }
   const stores = instrumentStores(overrides.wrapStores ? overrides.wrapStores(opened) : opened, metrics);
   // Shared through Redis when REDIS_URL is set, else each instance's memory.
-  const limiters = await createLimiters(config, { clock, log: logger });
+  // Limits run on real time: moving the test clock must not refill anyone's budget.
+  const limiters = await createLimiters(config, { clock: realClock, log: logger });
   const readiness = createReadiness({
     store: stores.health,
     unreachableGraceMs: config.database?.unreadyAfterMs,
@@ -307,7 +313,16 @@ export async function composeService(config: Config, overrides: ServiceOverrides
         closing: closing.signal,
         onRedelivered: () => engine.wake(),
       },
-      testHelpers: helpersConfig.enabled ? { clock: testClock } : undefined,
+      testHelpers: helpersConfig.enabled
+        ? {
+            clock: testClock,
+            merchantCreation: createMerchantCreationLimits({
+              maxMerchants: helpersConfig.maxMerchants,
+              perAddress: defaultMerchantCreationRate,
+              clock: realClock,
+            }),
+          }
+        : undefined,
       caps: overrides.caps,
     }),
   );
@@ -335,6 +350,7 @@ export async function composeService(config: Config, overrides: ServiceOverrides
     refunds,
     webhooks: { events: stores.events, endpoints: stores.endpoints, notifier, closing: closing.signal, wakeDelivery: () => engine.wake() },
     metrics,
+    clock,
     closeStores,
   };
 }

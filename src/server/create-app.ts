@@ -22,7 +22,7 @@ import { createEventProcedures } from "../procedures/event-procedures.js";
 import { createPaymentIntentProcedures } from "../procedures/payment-intent-procedures.js";
 import { createRefundProcedures } from "../procedures/refund-procedures.js";
 import { createSettlementAccountProcedures } from "../procedures/settlement-account-procedures.js";
-import { createTestHelperProcedures } from "../procedures/test-helper-procedures.js";
+import { createTestHelperProcedures, testHelperProceduresOff } from "../procedures/test-helper-procedures.js";
 import { createWebhookEndpointProcedures } from "../procedures/webhook-endpoint-procedures.js";
 import type { ChargingProcessor as PaymentProcessor } from "../processor/test-mode-processor.js";
 import { createCors, type CorsOptions } from "../protocols/cors.js";
@@ -33,6 +33,7 @@ import { createRestProtocol } from "../protocols/rest/rest-protocol.js";
 import { createRouteTable } from "../protocols/rest/route-table.js";
 import { createRpcServer } from "../protocols/rpc/rpc-server.js";
 import { createForcedOutcomes } from "../sandbox/forced-outcomes.js";
+import type { MerchantCreationLimits } from "../sandbox/merchant-creation-limits.js";
 import { createTestHelperService } from "../sandbox/test-helper-service.js";
 import { createCheckoutService } from "../service/checkout-service.js";
 import type { EventNotifier } from "../service/event-notifier.js";
@@ -134,6 +135,8 @@ export interface WebhookApiOptions {
 export interface TestHelpersOptions {
   /** TEST_CLOCK=true: the service's clock (also options.clock), which AdvanceClock moves. */
   clock?: AdvanceableClock;
+  /** The rate per address and cap (TEST_MERCHANTS_MAX) of CreateMerchant; absent, unlimited. */
+  merchantCreation?: MerchantCreationLimits;
 }
 
 /**
@@ -203,10 +206,11 @@ export function createApp(options: AppOptions): NodeHandler {
       clock: options.clock,
       ids: options.ids,
       testClock: options.testHelpers.clock,
+      merchantCreation: options.testHelpers.merchantCreation,
     });
     apiProcedures.push(...createTestHelperProcedures(helpers));
   }
-  const procedures = [...apiProcedures, ...options.procedures];
+  const procedures = [...apiProcedures, ...testHelperProceduresOff(apiProcedures, options.testHelpers !== undefined), ...options.procedures];
   const pipeline = createPipeline({
     verifier: stores.verifier,
     logger: options.logger,

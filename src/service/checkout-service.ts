@@ -84,7 +84,7 @@ export function createCheckoutService(deps: CheckoutServiceDeps): CheckoutServic
       intent,
       merchantName: (await deps.merchants.nameOf(intent.merchantId)) ?? intent.merchantId,
       methods:
-        intent.status === "pending" && intent.deletedAt === null
+        intent.status === "pending"
           ? intent.paymentMethods.map((name) => ({
               method: deps.catalogue.describe(name),
               instructions: deps.processor.instructions(intent.id, name),
@@ -116,7 +116,7 @@ export function createCheckoutService(deps: CheckoutServiceDeps): CheckoutServic
         const now = deps.clock.now();
         // Decided under the lock: what another tab did first counts.
         if (isLapsed(current, now)) return { attempt: null, next: { status: "expired", at: now } };
-        if (current.deletedAt !== null || current.status !== "pending") return { attempt: null, next: null };
+        if (current.status !== "pending") return { attempt: null, next: null };
         const charge = await deps.processor.charge({ paymentIntentId: current.id, amount: current.amount, method: submission.method, card });
         const attempt: PaymentAttemptRecord = {
           id: deps.ids.paymentAttemptId(),
@@ -141,7 +141,7 @@ export function createCheckoutService(deps: CheckoutServiceDeps): CheckoutServic
       }
       if (!result.attempt) {
         // Nothing was charged: the intent was no longer payable.
-        assertTransition(intent.id, result.intent.deletedAt ? "cancelled" : result.intent.status, "successful");
+        assertTransition(intent.id, result.intent.status, "successful");
         throw new ConnectError(`payment intent ${intent.id} cannot be paid`, Code.FailedPrecondition);
       }
       return { kind: "attempted", intent: result.intent, attempt: result.attempt };

@@ -17,7 +17,7 @@ export interface PaymentExpiry {
 }
 
 export function isLapsed(record: PaymentIntentRecord, now: Date): boolean {
-  return record.status === "pending" && record.deletedAt === null && record.expiresAt.getTime() <= now.getTime();
+  return record.status === "pending" && record.expiresAt.getTime() <= now.getTime();
 }
 
 /** createPaymentExpiry wires expiry to its store, clock and observer. */

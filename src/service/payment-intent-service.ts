@@ -112,7 +112,7 @@ export function createPaymentIntentService(deps: PaymentIntentServiceDeps): Paym
       }
 
       const existing = result.existing;
-      if (existing.deletedAt !== null) {
+      if (existing.status === "cancelled") {
         throw new ConnectError(
           `clientReference ${input.clientReference} belongs to deleted payment intent ${existing.id}; use a new reference`,
           Code.AlreadyExists,
@@ -129,7 +129,7 @@ export function createPaymentIntentService(deps: PaymentIntentServiceDeps): Paym
 
     async get(merchantId, id) {
       const found = await intents.findWithAccount(merchantId, id);
-      if (!found || found.intent.deletedAt !== null) throw notFound(id);
+      if (!found || found.intent.status === "cancelled") throw notFound(id);
       return presenter.toListItem(found.intent, found.account, clock.now());
     },
 
@@ -164,12 +164,12 @@ export function createPaymentIntentService(deps: PaymentIntentServiceDeps): Paym
 
     async delete(merchantId, id) {
       const found = await intents.findById(merchantId, id);
-      if (!found || found.deletedAt !== null) throw notFound(id);
+      if (!found || found.status === "cancelled") throw notFound(id);
       assertTransition(id, (await expiry.settle(found)).status, "cancelled");
       if (!(await intents.cancel(merchantId, id, clock.now()))) {
         // Lost a race with another transition: report what the intent is now.
         const now = await intents.findById(merchantId, id);
-        if (!now || now.deletedAt !== null) throw notFound(id);
+        if (!now || now.status === "cancelled") throw notFound(id);
         assertTransition(id, now.status, "cancelled");
       }
       events.transitioned(merchantId, id, "pending", "cancelled");

@@ -81,7 +81,7 @@ export function createRefundService(deps: RefundServiceDeps): RefundService {
           Code.AlreadyExists,
         );
       }
-      if (intent.deletedAt !== null) throw intentNotFound(intent.id);
+      if (intent.status === "cancelled") throw intentNotFound(intent.id);
       const now = clock.now();
       const status = isLapsed(intent, now) ? "expired" : intent.status;
       if (status !== "successful") {
@@ -153,7 +153,7 @@ export function createRefundService(deps: RefundServiceDeps): RefundService {
       // The field rules filled in the default and checked the bounds.
       const pageSize = request.pageSize!;
       const intent = await intents.findById(merchantId, request.paymentIntentId);
-      if (!intent || intent.deletedAt !== null) throw intentNotFound(request.paymentIntentId);
+      if (!intent || intent.status === "cancelled") throw intentNotFound(request.paymentIntentId);
       const scope = { merchantId, query: ["refunds", request.paymentIntentId] };
       let after;
       if (request.pageToken !== "") {

@@ -54,6 +54,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     }
     env[name] = String(value);
   }
+  // The test clock is ours to default, so it goes when the helpers are turned off: only the helpers are then missing.
+  if (env.TEST_HELPERS === "false" && options.TEST_CLOCK === undefined) delete env.TEST_CLOCK;
   const config = readConfig(env);
   if (!config.testHelpers.enabled) {
     throw new TypeError("startTestServer: the test server needs TEST_HELPERS; run `payment-intents serve` for a service without them");

@@ -18,6 +18,13 @@ import type { HostResolver, ResolvedAddress } from "./host-resolver.js";
 
 export { bareHost };
 
+/**
+ * What every refusal of a non-public URL adds: the setting that allows it, so
+ * a developer pointing the service at a local receiver learns what to turn on
+ * (the sandbox turns it on by default; see readWebhookConfig).
+ */
+export const privateUrlHint = "; local receivers need WEBHOOK_ALLOW_PRIVATE_URLS=true on the service (development only)";
+
 export interface EndpointUrlOptions {
   /** WEBHOOK_ALLOW_PRIVATE_URLS: also http, and hosts on private, loopback and other non-public addresses. */
   allowPrivate: boolean;
@@ -33,11 +40,11 @@ export interface EndpointUrlOptions {
  */
 export function checkEndpointUrl(field: string, value: string, options: EndpointUrlOptions): URL {
   const url = new URL(value);
-  if (url.protocol !== "https:" && !options.allowPrivate) throw invalid(`${field} must use https`);
+  if (url.protocol !== "https:" && !options.allowPrivate) throw invalid(`${field} must use https${privateUrlHint}`);
   const host = bareHost(url);
   if (isIP(host) !== 0 && !options.allowPrivate) {
     const kind = classifyAddress(host);
-    if (kind !== "public") throw invalid(`${field} must not point at a ${describe(kind)} address`);
+    if (kind !== "public") throw invalid(`${field} must not point at a ${describe(kind)} address${privateUrlHint}`);
   }
   return url;
 }
@@ -77,7 +84,7 @@ export async function checkEndpointHost(field: string, url: URL, options: Endpoi
   if (addresses.length === 0) throw invalid(`${field}'s host ${host} does not resolve`);
   if (options.allowPrivate) return;
   const refused = firstRefusedAddress(addresses);
-  if (refused) throw invalid(`${field}'s host ${host} resolves to a ${describe(refused.kind)} address`);
+  if (refused) throw invalid(`${field}'s host ${host} resolves to a ${describe(refused.kind)} address${privateUrlHint}`);
 }
 
 /** firstRefusedAddress is the first address that is not public, with its class; undefined when all are public. */

@@ -130,21 +130,21 @@ describe("checkout in headless Chromium", { timeout: 60_000 }, () => {
     await page.screenshot({ path: "/tmp/checkout.png", fullPage: true });
 
     await payByCard("4084 0840 8408 4081");
-    assert.deepEqual(await landedOnMerchant(), { order: "42", reference: intent.clientReference, id: intent.id, status: "successful" });
+    assert.deepEqual(await landedOnMerchant(), { order: "42", reference: intent.clientReference, id: intent.id, status: "successful", attempt_status: "succeeded" });
     assert.deepEqual(consoleErrors, [], "no CSP refusal or other error on the way");
     paid.push(intent);
   });
 
-  it("declines a card with status=failed, then takes a good card from the same link", async () => {
+  it("declines a card with attempt_status=declined&status=pending, then takes a good card from the same link", async () => {
     const intent = await createIntent(client, { paymentMethod: ["card"], callbackUrl: callbackUrl() });
     await page.goto(intent.checkoutLink);
     await payByCard("4000 0000 0000 0002");
-    assert.deepEqual(await landedOnMerchant(), { order: "42", reference: intent.clientReference, id: intent.id, status: "failed" });
+    assert.deepEqual(await landedOnMerchant(), { order: "42", reference: intent.clientReference, id: intent.id, status: "pending", attempt_status: "declined" });
 
     await page.goto(intent.checkoutLink);
     await page.getByText("2 attempts left").waitFor();
     await payByCard("4084 0840 8408 4081");
-    assert.deepEqual(await landedOnMerchant(), { order: "42", reference: intent.clientReference, id: intent.id, status: "successful" });
+    assert.deepEqual(await landedOnMerchant(), { order: "42", reference: intent.clientReference, id: intent.id, status: "successful", attempt_status: "succeeded" });
     paid.push(intent);
   });
 
@@ -162,7 +162,7 @@ describe("checkout in headless Chromium", { timeout: 60_000 }, () => {
     await page.goto(intent.checkoutLink);
     assert.match(await page.locator("#virtual-account").innerText(), /^\d{10}$/);
     await page.getByRole("button", { name: "I have sent the money", exact: true }).click();
-    assert.deepEqual(await landedOnMerchant(), { order: "42", reference: intent.clientReference, id: intent.id, status: "successful" });
+    assert.deepEqual(await landedOnMerchant(), { order: "42", reference: intent.clientReference, id: intent.id, status: "successful", attempt_status: "succeeded" });
     paid.push(intent);
   });
 

@@ -44,7 +44,13 @@ describe("checkout form posts", () => {
     expectJson<PaymentIntentListItemJson>(await client.getIntent(intent.id), 200);
 
   /** Asserts a 303 to the callbackUrl with exactly its own query plus reference, id and status. */
-  const assertCallback = (res: PageResponse, intent: PaymentIntentJson, status: "successful" | "failed") => {
+  /** The callback carries the intent's status now and the attempt's outcome (a first decline: pending, declined). */
+  const assertCallback = (
+    res: PageResponse,
+    intent: PaymentIntentJson,
+    status: "successful" | "pending" | "failed",
+    attemptStatus: "succeeded" | "declined" = status === "successful" ? "succeeded" : "declined",
+  ) => {
     const target = seeOther(res, server.url);
     assert.equal(`${target.origin}${target.pathname}`, "https://shop.example/return");
     assert.deepEqual(Object.fromEntries(target.searchParams), {
@@ -53,6 +59,7 @@ describe("checkout form posts", () => {
       reference: intent.clientReference,
       id: intent.id,
       status,
+      attempt_status: attemptStatus,
     });
     assert.equal(res.headers.get("cache-control"), "no-store");
   };
@@ -86,10 +93,10 @@ describe("checkout form posts", () => {
       assert.equal(after.createdAt, intent.createdAt);
     });
 
-    it("declines 4000 0000 0000 0002 with status=failed, and the intent stays pending", async () => {
+    it("declines 4000 0000 0000 0002 with attempt_status=declined&status=pending: the intent stays pending", async () => {
       const intent = await createIntent(client, { paymentMethod: ["card"], callbackUrl });
       const opened = await openCheckout(intent.checkoutLink);
-      assertCallback(await payByCard(intent.checkoutLink, opened, { number: cards.declined }), intent, "failed");
+      assertCallback(await payByCard(intent.checkoutLink, opened, { number: cards.declined }), intent, "pending", "declined");
       const attempts = await attemptsOf(intent);
       assert.deepEqual(attempts.map((a) => a.outcome), ["declined"]);
       assert.match(attempts[0]!.declineReason ?? "", /declined/);
@@ -230,7 +237,7 @@ describe("checkout form posts", () => {
       const intent = await createIntent(client, { paymentMethod: ["card", "bank_transfer"], callbackUrl });
       const opened = await openCheckout(intent.checkoutLink);
       for (let i = 1; i <= 2; i++) {
-        assertCallback(await payByCard(intent.checkoutLink, opened, { number: cards.declined }), intent, "failed");
+        assertCallback(await payByCard(intent.checkoutLink, opened, { number: cards.declined }), intent, "pending", "declined");
         assert.equal((await read(intent)).status, "pending", `still pending after ${i} declines`);
         assert.match(textOf((await getPage(intent.checkoutLink)).html), new RegExp(`${3 - i} attempts? left`));
       }

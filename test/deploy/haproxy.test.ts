@@ -78,6 +78,8 @@ async function startInstance(index: number): Promise<Instance> {
   const verifier = createMemoryApiKeyVerifier([{ merchantId: "merchantA", merchantName: "A", key }]);
   instance.server = await startTestServer({
     store: "memory",
+    // deploy/haproxy.cfg sends the PROXY protocol (send-proxy-v2): trust it from here, as an instance trusts its balancer.
+    settings: { TRUSTED_PROXIES: "127.0.0.1" },
     wrapStores: (stores) => ({ ...stores, health: store, verifier }),
     httpRoutes: [dropRoute, flakyCreateRoute(index)],
     onRequestEnd: (outcome) => {

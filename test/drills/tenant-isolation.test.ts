@@ -10,7 +10,7 @@ describe("tenant isolation", { timeout: 60_000 }, () => {
 
   before(async () => {
     // The event and endpoint API on the server's own stores; the victim's receiver listens on 127.0.0.1.
-    server = await startTestServer({ store: "memory", webhookStores: "recorded", settings: { WEBHOOK_ALLOW_PRIVATE_URLS: "true" } });
+    server = await startTestServer({ store: "memory", settings: { WEBHOOK_ALLOW_PRIVATE_URLS: "true" } });
     // A generous noise bound: CI machines are shared; the full drill reports the figures.
     result = await runTenantIsolation(memoryDrillTarget(server), { timingSamples: 200, timingToleranceMs: 0.3, timingToleranceRatio: 0.3 });
     process.stdout.write(`# ${describeTenantIsolation(result).join("\n# ")}\n`);

@@ -39,7 +39,7 @@ describe("refunds on two instances of one PostgreSQL database", { skip: unavaila
   before(async () => {
     db = await createTestDatabase();
     // One after the other: the first migrates the database, the second finds it migrated.
-    for (let i = 0; i < 2; i++) servers.push(await startTestServer({ clock, databaseUrl: db.url, processor: shared, webhookStores: "recorded" }));
+    for (let i = 0; i < 2; i++) servers.push(await startTestServer({ clock, databaseUrl: db.url, processor: shared }));
     clients = servers.map(createRestClient);
   });
   after(async () => {

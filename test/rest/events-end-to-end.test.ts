@@ -15,7 +15,7 @@ describe("REST events and deliveries recorded by the API's own changes", () => {
   let succeededOnly: string;
   before(async () => {
     clock = createManualClock("2026-12-05T16:00:00.000Z");
-    server = await startTestServer({ clock, webhookStores: "recorded" });
+    server = await startTestServer({ clock });
     client = createRestClient(server);
     const create = async (body: unknown) => expectJson<{ id: string }>(await client.request("POST", "/v2/webhook-endpoints", { json: body }), 201).id;
     everyType = await create({ url: "https://shop.example.com/all" });

@@ -1,24 +1,37 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { EventRecord } from "../../src/domain/event.js";
+import { createEventMaker } from "../support/event-maker.js";
+import { createManualClock } from "../support/manual-clock.js";
 import { createRestClient, expectError, expectJson, type EventJson, type RestClient } from "../support/rest-client.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 
-/** A payment intent id as the service makes them. */
-const piId = (n: number) => `pi_019aa3c4-0f7d-7e21-8a64-93b25c1d7e0${n}`;
+/** Resolves once check() holds, looking every 10 ms. */
+async function until(check: () => Promise<boolean>): Promise<void> {
+  while (!(await check())) await new Promise((resolve) => setTimeout(resolve, 10));
+}
 
 describe("REST events", () => {
   let server: TestServer;
   let client: RestClient;
   const recorded: EventRecord[] = [];
+  /** The payment intents of the recorded events: 1 and 2 of merchantA, 3 of merchantB. */
+  const pi: string[] = [];
+  const clock = createManualClock("2026-12-05T16:00:00.000Z");
   before(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ clock });
     client = createRestClient(server);
-    const at = (second: number) => new Date(Date.UTC(2026, 11, 5, 16, 0, second));
-    recorded.push(server.webhooks.record("merchantA", "payment_intent.created", piId(1), at(0)));
-    recorded.push(server.webhooks.record("merchantA", "payment_intent.created", piId(2), at(1)));
-    recorded.push(server.webhooks.record("merchantA", "payment_intent.succeeded", piId(1), at(2)));
-    recorded.push(server.webhooks.record("merchantB", "payment_intent.created", piId(3), at(3)));
+    const make = createEventMaker(server);
+    const at = (second: number) => clock.set(new Date(Date.UTC(2026, 11, 5, 16, 0, second)).toISOString());
+    at(0);
+    recorded.push(await make.created("merchantA"));
+    at(1);
+    recorded.push(await make.created("merchantA"));
+    at(2);
+    recorded.push(await make.settled(recorded[0]!.paymentIntentId, "successful", "merchantA"));
+    at(3);
+    recorded.push(await make.created("merchantB"));
+    pi.push("", recorded[0]!.paymentIntentId, recorded[1]!.paymentIntentId, recorded[3]!.paymentIntentId);
   });
   after(() => server.close());
 
@@ -31,7 +44,7 @@ describe("REST events", () => {
     assert.equal(event.id, recorded[0]!.id);
     assert.equal(event.type, "payment_intent.created");
     assert.equal(event.timestamp, "2026-12-05T16:00:00.000Z");
-    assert.equal(event.data["id"], piId(1));
+    assert.equal(event.data["id"], pi[1]!);
   });
 
   it("is 404 for another merchant's event and an unknown id", async () => {
@@ -51,9 +64,9 @@ describe("REST events", () => {
     assert.equal(second.nextPageToken, undefined);
     const created = expectJson<{ events: EventJson[] }>(await client.request("GET", "/v2/events?type=payment_intent.created"), 200);
     assert.deepEqual(created.events.map((e) => e.id), [recorded[1]!.id, recorded[0]!.id]);
-    const ofOne = expectJson<{ events: EventJson[] }>(await client.request("GET", `/v2/events?paymentIntentId=${piId(1)}`), 200);
+    const ofOne = expectJson<{ events: EventJson[] }>(await client.request("GET", `/v2/events?paymentIntentId=${pi[1]!}`), 200);
     assert.deepEqual(ofOne.events.map((e) => e.id), [recorded[2]!.id, recorded[0]!.id]);
-    assert.deepEqual(expectJson(await client.request("GET", `/v2/events?paymentIntentId=${piId(3)}`), 200), { events: [] });
+    assert.deepEqual(expectJson(await client.request("GET", `/v2/events?paymentIntentId=${pi[3]!}`), 200), { events: [] });
   });
 
   it("refuses bad list input with 400 naming the field", async () => {
@@ -70,12 +83,20 @@ describe("REST events", () => {
   });
 
   it("redelivers to every enabled endpoint that takes the type, or to one named endpoint", async () => {
-    const make = async (eventTypes: string[]) =>
-      expectJson<{ id: string }>(await client.request("POST", "/v2/webhook-endpoints", { json: { url: "https://shop.example.com/r", eventTypes } }), 201).id;
+    const make = async (eventTypes: string[], url = "https://shop.example.com/r") =>
+      expectJson<{ id: string }>(await client.request("POST", "/v2/webhook-endpoints", { json: { url, eventTypes } }), 201).id;
     const all = await make([]);
     const succeededOnly = await make(["payment_intent.succeeded"]);
-    const disabled = await make([]);
-    server.webhooks.disable("merchantA", disabled);
+    // An endpoint that answered 410 Gone is disabled by the delivery engine.
+    const disabled = await make([], "https://shop.example.com/gone");
+    expectJson(await client.request("POST", `/v2/events/${recorded[0]!.id}/redeliver`, { json: { webhookEndpointId: disabled } }), 200);
+    const gone = await server.receivers.next();
+    assert.equal(gone.request.url, "https://shop.example.com/gone");
+    gone.answer({ outcome: "gone", statusCode: 410 });
+    await until(async () => {
+      const listed = expectJson<{ webhookEndpoints: { id: string; status: string }[] }>(await client.request("GET", "/v2/webhook-endpoints"), 200);
+      return listed.webhookEndpoints.find((e) => e.id === disabled)?.status === "disabled";
+    });
     const res = expectJson<{ deliveries: { id: string; webhookEndpointId: string; eventId: string; status: string; attempts: unknown[]; nextAttemptAt: string }[] }>(
       await client.request("POST", `/v2/events/${recorded[0]!.id}/redeliver`, { json: {} }),
       200,

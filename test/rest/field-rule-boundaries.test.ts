@@ -200,7 +200,7 @@ describe(`the field rules at their boundaries, over REST and Connect, against th
   const rpc = new Map<string, Client<DescService>>();
 
   before(async () => {
-    server = await startTestServer({ processors, webhookStores: "recorded" });
+    server = await startTestServer({ processors });
     rest = createRestClient(server);
     const transport = createConnectTransport({ baseUrl: server.url, httpVersion: "1.1" });
     for (const service of services) rpc.set(service.typeName, createClient(service, transport));

@@ -17,7 +17,7 @@ describe("REST refund events", () => {
   let refundOutcomes: string;
   before(async () => {
     clock = createManualClock("2026-12-06T09:00:00.000Z");
-    server = await startTestServer({ clock, webhookStores: "recorded" });
+    server = await startTestServer({ clock });
     client = createRestClient(server);
     refunds = refundRoutes(client);
     const create = async (body: unknown) => expectJson<{ id: string }>(await client.request("POST", "/v2/webhook-endpoints", { json: body }), 201).id;

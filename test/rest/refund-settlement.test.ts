@@ -85,7 +85,7 @@ describe("refunds left pending", () => {
   before(async () => {
     clock = createManualClock("2026-12-07T08:00:00.000Z");
     script = scriptedProcessor();
-    server = await startTestServer({ clock, processor: script.processor, logger: logs.logger, webhookStores: "recorded" });
+    server = await startTestServer({ clock, processor: script.processor, logger: logs.logger });
     client = createRestClient(server);
     refunds = refundRoutes(client);
   });

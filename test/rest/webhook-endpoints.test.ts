@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { createManualClock, type ManualClock } from "../support/manual-clock.js";
 import { createRestClient, expectError, expectJson, type DeliveryJson, type EndpointJson, type RestClient } from "../support/rest-client.js";
+import { createEventMaker } from "../support/event-maker.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 
 const endpointIdPattern = /^we_[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -58,14 +59,14 @@ describe("REST webhook endpoints", () => {
   it("refuses bad input with 400 naming the field, and stores nothing", async () => {
     const before = expectJson<{ webhookEndpoints: EndpointJson[] }>(await client.request("GET", "/v2/webhook-endpoints"), 200).webhookEndpoints;
     const cases: [unknown, RegExp][] = [
-      [{ url: "http://shop.example.com/hooks" }, /^url must use https$/],
+      [{ url: "http://shop.example.com/hooks" }, /^url must use https; local receivers need WEBHOOK_ALLOW_PRIVATE_URLS=true on the service \(development only\)$/],
       // The one URL syntax rule of every URL field; https alone is the service's rule past it.
       [{ url: "not a url" }, /^url must be an absolute http or https URL of at most 2048 characters$/],
       [{ url: `https://shop.example.com/${"a".repeat(2048)}` }, /^url must be an absolute http or https URL/],
       [{ url: "https://user:pw@shop.example.com/" }, /^url must not carry credentials$/],
-      [{ url: "https://127.0.0.1/hooks" }, /^url must not point at a loopback address$/],
-      [{ url: "https://169.254.169.254/latest" }, /^url must not point at a link-local address$/],
-      [{ url: "https://internal.example/hooks" }, /^url's host internal.example resolves to a private address$/],
+      [{ url: "https://127.0.0.1/hooks" }, /^url must not point at a loopback address; local receivers need WEBHOOK_ALLOW_PRIVATE_URLS=true/],
+      [{ url: "https://169.254.169.254/latest" }, /^url must not point at a link-local address; local receivers need/],
+      [{ url: "https://internal.example/hooks" }, /^url's host internal.example resolves to a private address; local receivers need/],
       [{ url: "https://nowhere.invalid/hooks" }, /^url's host nowhere.invalid does not resolve$/],
       [{ url: "https://shop.example.com/", eventTypes: ["payment_intent.refunded"] }, /^eventTypes\[0\] must be one of payment_intent.created, /],
       [{ url: "https://shop.example.com/", eventTypes: ["payment_intent.created", "payment_intent.created"] }, /^eventTypes\[1\]: "payment_intent.created" is listed twice$/],
@@ -114,26 +115,29 @@ describe("REST webhook endpoints", () => {
 
   it("lists deliveries newest first with page tokens and a status filter", async () => {
     const endpoint = expectJson<EndpointJson>(await create({ url: "https://shop.example.com/deliveries" }), 201);
-    for (let i = 0; i < 3; i++) {
-      const at = new Date(Date.UTC(2026, 11, 5, 16, 0, i));
-      server.webhooks.addDelivery("merchantA", {
-        id: `whd_00000000-0000-7000-8000-00000000000${i}`,
-        eventId: `evt_00000000-0000-7000-8000-00000000000${i}`,
-        eventType: "payment_intent.created",
-        endpointId: endpoint.id,
-        status: i === 0 ? "succeeded" : "pending",
-        attempts: i === 0 ? [{ at, statusCode: 204, durationMs: 12, error: null }] : [],
-        nextAttemptAt: i === 0 ? null : at,
-        createdAt: at,
-        updatedAt: at,
-      });
-    }
+    // Three events at 16:00:00, :01 and :02, each delivered to the endpoint by the service's engine:
+    // the receiver answers the first 204, and holds the other two (pending, no attempt yet).
+    const maker = createEventMaker(server);
     const path = `/v2/webhook-endpoints/${endpoint.id}/deliveries`;
+    const made: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      clock.set(new Date(Date.UTC(2026, 11, 5, 16, 0, i)).toISOString());
+      made.push((await maker.created()).id);
+      if (i > 0) continue;
+      let held = await server.receivers.next();
+      while (held.request.url !== "https://shop.example.com/deliveries") held = await server.receivers.next();
+      held.answer({ outcome: "success", statusCode: 204, durationMs: 12 });
+      const listed = async () => expectJson<{ deliveries: DeliveryJson[] }>(await client.request("GET", `${path}?status=succeeded`), 200).deliveries;
+      while ((await listed()).length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const all = expectJson<{ deliveries: DeliveryJson[] }>(await client.request("GET", path), 200).deliveries;
+    const deliveryOf = (eventId: string) => all.find((d) => d.eventId === eventId)!.id;
+
     const first = expectJson<{ deliveries: DeliveryJson[]; nextPageToken?: string }>(await client.request("GET", `${path}?pageSize=2`), 200);
-    assert.deepEqual(first.deliveries.map((d) => d.id), ["whd_00000000-0000-7000-8000-000000000002", "whd_00000000-0000-7000-8000-000000000001"]);
+    assert.deepEqual(first.deliveries.map((d) => d.id), [deliveryOf(made[2]!), deliveryOf(made[1]!)]);
     assert.deepEqual(first.deliveries[0], {
-      id: "whd_00000000-0000-7000-8000-000000000002",
-      eventId: "evt_00000000-0000-7000-8000-000000000002",
+      id: deliveryOf(made[2]!),
+      eventId: made[2]!,
       eventType: "payment_intent.created",
       webhookEndpointId: endpoint.id,
       status: "pending",
@@ -149,8 +153,8 @@ describe("REST webhook endpoints", () => {
     assert.deepEqual(second, {
       deliveries: [
         {
-          id: "whd_00000000-0000-7000-8000-000000000000",
-          eventId: "evt_00000000-0000-7000-8000-000000000000",
+          id: deliveryOf(made[0]!),
+          eventId: made[0]!,
           eventType: "payment_intent.created",
           webhookEndpointId: endpoint.id,
           status: "succeeded",
@@ -162,7 +166,7 @@ describe("REST webhook endpoints", () => {
       ],
     });
     const succeeded = expectJson<{ deliveries: DeliveryJson[] }>(await client.request("GET", `${path}?status=succeeded`), 200);
-    assert.deepEqual(succeeded.deliveries.map((d) => d.id), ["whd_00000000-0000-7000-8000-000000000000"]);
+    assert.deepEqual(succeeded.deliveries.map((d) => d.id), [deliveryOf(made[0]!)]);
     expectError(await client.request("GET", `${path}?status=sent`), 400, /^status must be one of pending, succeeded, failed$/);
     expectError(await client.request("GET", `${path}?pageSize=0`), 400, /^pageSize must be an integer from 1 to 100$/);
     expectError(await client.request("GET", `${path}?pageSize=101`), 400, /^pageSize must be an integer from 1 to 100$/);

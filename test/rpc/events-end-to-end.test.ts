@@ -20,7 +20,7 @@ for (const protocol of rpcProtocols) {
     let intents: Client<typeof PaymentIntentService>;
     const as = (signal?: AbortSignal): CallOptions => ({ headers: { authorization: server.bearer() }, signal });
     before(async () => {
-      server = await startTestServer({ webhookStores: "recorded" });
+      server = await startTestServer();
       const transport = protocol.transport(server.url, []);
       events = createClient(EventService, transport);
       intents = createClient(PaymentIntentService, transport);

@@ -10,17 +10,18 @@ import {
   WebhookEndpointWithSecretSchema,
 } from "../../gen/payments/v2/webhook_endpoints_pb.js";
 import type { EventType } from "../../src/domain/event.js";
+import { createEventMaker, type EventMaker } from "../support/event-maker.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 
 // @grpc/grpc-js shares no code with connect-node: an independent check of the
 // gRPC framing of the new services, server streaming included.
-const piId = (n: number) => `pi_019aa3c4-0f7d-7e21-8a64-93b25c1d7e${String(n % 100).padStart(2, "0")}`;
 
 describe("events and webhook endpoints with @grpc/grpc-js", () => {
   let server: TestServer;
   let client: grpc.Client;
-  let n = 0;
-  const record = (type: EventType = "payment_intent.created", merchant = "merchantA") => server.webhooks.record(merchant, type, piId(++n));
+  let maker: EventMaker;
+  /** Records one event of the type through the service's own stores (see EventMaker). */
+  const record = (type?: EventType, merchant?: string) => maker.record(type, merchant);
   const metadata = (merchant = "merchantA") => {
     const m = new grpc.Metadata();
     m.set("authorization", server.bearer(merchant));
@@ -29,6 +30,8 @@ describe("events and webhook endpoints with @grpc/grpc-js", () => {
 
   before(async () => {
     server = await startTestServer({ caps: { streamPollIntervalMs: 50 } });
+    maker = createEventMaker(server);
+    await maker.prepare(6);
     const Client = grpc.makeGenericClientConstructor({}, "EventService");
     client = new Client(`127.0.0.1:${server.port}`, grpc.credentials.createInsecure());
   });
@@ -126,13 +129,15 @@ describe("events and webhook endpoints with @grpc/grpc-js", () => {
   });
 
   it("streams stored events after the cursor, then live ones, filtered by type", async () => {
-    const from = record();
-    const stored = [record(), record("payment_intent.succeeded")];
-    record("payment_intent.created", "merchantB");
+    const from = await record();
+    const stored = [await record(), await record("payment_intent.succeeded")];
+    await record("payment_intent.created", "merchantB");
     const call = streamEvents({ afterEventId: from.id });
     assert.deepEqual((await collect(call, 2)).map((e) => e.id), stored.map((e) => e.id));
-    const live = [record("payment_intent.cancelled"), record()];
-    const received = await collect(call, 2);
+    // Listening before recording: a flowing stream drops what arrives with no listener.
+    const receiving = collect(call, 2);
+    const live = [await record("payment_intent.cancelled"), await record()];
+    const received = await receiving;
     assert.deepEqual(received.map((e) => [e.id, e.type, e.data?.id]), live.map((e) => [e.id, e.type, e.paymentIntentId]));
     call.cancel();
 
@@ -142,7 +147,7 @@ describe("events and webhook endpoints with @grpc/grpc-js", () => {
   });
 
   it("answers an unknown afterEventId with NOT_FOUND in the trailers", async () => {
-    const theirs = record("payment_intent.created", "merchantB");
+    const theirs = await record("payment_intent.created", "merchantB");
     const call = streamEvents({ afterEventId: theirs.id });
     const error = await new Promise<grpc.ServiceError>((resolve) => {
       call.on("data", () => assert.fail("no event may arrive"));

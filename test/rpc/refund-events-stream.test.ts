@@ -19,7 +19,7 @@ for (const protocol of rpcProtocols) {
     let refunds: Client<typeof RefundService>;
     const as = (signal?: AbortSignal): CallOptions => ({ headers: { authorization: server.bearer() }, signal });
     before(async () => {
-      server = await startTestServer({ webhookStores: "recorded" });
+      server = await startTestServer();
       rest = createRestClient(server);
       const transport = protocol.transport(server.url, []);
       events = createClient(EventService, transport);

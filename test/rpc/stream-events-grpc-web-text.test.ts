@@ -4,9 +4,9 @@ import { after, before, describe, it } from "node:test";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { EventSchema, StreamEventsRequestSchema } from "../../gen/payments/v2/events_pb.js";
 import { envelope as frame, splitEnvelopes } from "../hostile/support/wire.js";
+import { createEventMaker } from "../support/event-maker.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 
-const piId = "pi_019aa3c4-0f7d-7e21-8a64-93b25c1d7e08";
 
 /** Decodes gRPC-Web text as a server streams it: one separately padded base64 chunk per frame. */
 function framesOfText(text: string): { flags: number; data: Buffer }[] {
@@ -23,8 +23,11 @@ describe("StreamEvents over gRPC-Web text", () => {
   after(() => server.close());
 
   it("streams stored and live events as base64 frames, and ends with the trailer frame at the deadline", async () => {
-    const from = server.webhooks.record("merchantA", "payment_intent.created", piId);
-    const stored = server.webhooks.record("merchantA", "payment_intent.succeeded", piId);
+    const maker = createEventMaker(server);
+    // The intent the live event fails, created before the cursor.
+    await maker.prepare(1);
+    const from = await maker.created();
+    const stored = await maker.settled(from.paymentIntentId, "successful");
     const body = frame(0, toBinary(StreamEventsRequestSchema, create(StreamEventsRequestSchema, { afterEventId: from.id }))).toString("base64");
     const text = await new Promise<string>((resolve, reject) => {
       const request = http.request(`${server.url}/payments.v2.EventService/StreamEvents`, {
@@ -46,7 +49,7 @@ describe("StreamEvents over gRPC-Web text", () => {
           received += chunk.toString("latin1");
           if (!recordedLive) {
             recordedLive = true;
-            server.webhooks.record("merchantA", "payment_intent.failed", piId);
+            void maker.record("payment_intent.failed");
           }
         });
         res.on("end", () => resolve(received));
@@ -60,6 +63,6 @@ describe("StreamEvents over gRPC-Web text", () => {
     assert.equal(events[0]!.id, stored.id);
     const trailer = frames.at(-1)!;
     assert.equal(trailer.flags, 0x80);
-    assert.match(trailer.data.toString("latin1"), /^grpc-status: 4\r\ngrpc-message: the deadline passed\r\n$/);
+    assert.match(trailer.data.toString("latin1"), /^grpc-status: 4\r\ngrpc-message: the deadline passed before the call finished\r\n$/);
   });
 });

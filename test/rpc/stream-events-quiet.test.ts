@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { createClient, type Client } from "@connectrpc/connect";
 import { EventService } from "../../gen/payments/v2/events_pb.js";
+import { createEventMaker } from "../support/event-maker.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 import { rpcProtocols } from "./support/rpc-helpers.js";
 
@@ -25,7 +26,7 @@ for (const protocol of rpcProtocols) {
       const aborter = new AbortController();
       const stream = events.streamEvents({}, { headers: { authorization: server.bearer() }, signal: aborter.signal })[Symbol.asyncIterator]();
       await new Promise((resolve) => setTimeout(resolve, 1200));
-      const event = server.webhooks.record("merchantA", "payment_intent.created", "pi_019aa3c4-0f7d-7e21-8a64-93b25c1d7e08");
+      const event = await createEventMaker(server).created();
       const next = await stream.next();
       assert.equal(next.done, false);
       assert.equal(next.value?.id, event.id);

@@ -3,11 +3,11 @@ import { after, before, describe, it } from "node:test";
 import { Code, ConnectError, createClient, type CallOptions, type Client } from "@connectrpc/connect";
 import { EventService, type Event } from "../../gen/payments/v2/events_pb.js";
 import type { EventRecord, EventType } from "../../src/domain/event.js";
+import { createEventMaker, type EventMaker } from "../support/event-maker.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 import { rpcProtocols } from "./support/rpc-helpers.js";
 import { take } from "./support/take-stream.js";
 
-const piId = (n: number) => `pi_019aa3c4-0f7d-7e21-8a64-93b25c1d7e${String(n % 100).padStart(2, "0")}`;
 
 
 /** failureOf reads a stream that must fail and returns its error. */
@@ -28,23 +28,26 @@ for (const protocol of rpcProtocols) {
     let server: TestServer;
     let events: Client<typeof EventService>;
     const as = (merchant = "merchantA", signal?: AbortSignal): CallOptions => ({ headers: { authorization: server.bearer(merchant) }, signal });
-    let n = 0;
-    const record = (type: EventType = "payment_intent.created", merchant = "merchantA"): EventRecord =>
-      server.webhooks.record(merchant, type, piId(++n));
+    let maker: EventMaker;
+    /** Records one event of the type through the service's own stores (see EventMaker). */
+    const record = (type?: EventType, merchant?: string): Promise<EventRecord> => maker.record(type, merchant);
 
     before(async () => {
       server = await startTestServer({ caps: { maxStreamsPerMerchant: 2, streamPollIntervalMs: 50 } });
+      maker = createEventMaker(server);
+      // Intents the final events settle: their created events come before every test's own.
+      await maker.prepare(6);
       events = createClient(EventService, protocol.transport(server.url, []));
     });
     after(() => server.close());
 
     it("resumes after an event: the stored ones in order, then live ones", async () => {
-      const stored = [record(), record("payment_intent.succeeded"), record()];
-      record("payment_intent.created", "merchantB");
+      const stored = [await record(), await record("payment_intent.succeeded"), await record()];
+      await record("payment_intent.created", "merchantB");
       const aborter = new AbortController();
       const stream = events.streamEvents({ afterEventId: stored[0]!.id }, as("merchantA", aborter.signal))[Symbol.asyncIterator]();
       assert.deepEqual((await take(stream, 2)).map((e) => e.id), [stored[1]!.id, stored[2]!.id]);
-      const live = record("payment_intent.failed");
+      const live = await record("payment_intent.failed");
       const [received] = await take(stream, 1);
       assert.equal(received!.id, live.id);
       assert.equal(received!.type, "payment_intent.failed");
@@ -53,38 +56,38 @@ for (const protocol of rpcProtocols) {
     });
 
     it("without afterEventId sends only events recorded from then on", async () => {
-      record();
+      await record();
       const aborter = new AbortController();
       const stream = events.streamEvents({}, as("merchantA", aborter.signal))[Symbol.asyncIterator]();
       // Give the server the time to take its starting position before recording.
       await new Promise((resolve) => setTimeout(resolve, 200));
-      const live = record();
+      const live = await record();
       assert.deepEqual((await take(stream, 1)).map((e) => e.id), [live.id]);
       aborter.abort();
     });
 
     it("sends only the types asked for", async () => {
-      const from = record();
-      record();
-      const wanted = record("payment_intent.succeeded");
+      const from = await record();
+      await record();
+      const wanted = await record("payment_intent.succeeded");
       const aborter = new AbortController();
       const stream = events.streamEvents({ afterEventId: from.id, types: ["payment_intent.succeeded", "payment_intent.expired"] }, as("merchantA", aborter.signal))[Symbol.asyncIterator]();
       assert.deepEqual((await take(stream, 1)).map((e) => e.id), [wanted.id]);
-      record();
-      const expired = record("payment_intent.expired");
+      await record();
+      const expired = await record("payment_intent.expired");
       assert.deepEqual((await take(stream, 1)).map((e) => e.id), [expired.id]);
       aborter.abort();
     });
 
     it("hands over from stored to live events without a gap or a duplicate", async () => {
-      const from = record();
+      const from = await record();
       const expected: string[] = [];
-      for (let i = 0; i < 120; i++) expected.push(record().id);
+      for (let i = 0; i < 120; i++) expected.push((await record()).id);
       const aborter = new AbortController();
       const stream = events.streamEvents({ afterEventId: from.id }, as("merchantA", aborter.signal))[Symbol.asyncIterator]();
       const reading = take(stream, 240, 10_000);
       for (let i = 0; i < 120; i++) {
-        expected.push(record().id);
+        expected.push((await record()).id);
         if (i % 10 === 0) await new Promise((resolve) => setTimeout(resolve, 5));
       }
       assert.deepEqual((await reading).map((e) => e.id), expected);
@@ -92,7 +95,7 @@ for (const protocol of rpcProtocols) {
     });
 
     it("refuses an unknown or another merchant's afterEventId, a bad type, and a missing key", async () => {
-      const theirs = record("payment_intent.created", "merchantB");
+      const theirs = await record("payment_intent.created", "merchantB");
       let error = await failureOf(events.streamEvents({ afterEventId: theirs.id }, as()));
       assert.deepEqual([error.code, error.rawMessage], [Code.NotFound, `event ${theirs.id} not found`]);
       error = await failureOf(events.streamEvents({ afterEventId: "evt_nope" }, as()));
@@ -107,9 +110,9 @@ for (const protocol of rpcProtocols) {
     it("caps the open streams of a merchant, and frees a slot when a client goes away", async () => {
       const first = new AbortController();
       const second = new AbortController();
-      const from = record();
+      const from = await record();
       const open = [first, second].map((aborter) => events.streamEvents({ afterEventId: from.id }, as("merchantA", aborter.signal))[Symbol.asyncIterator]());
-      const marker = record();
+      const marker = await record();
       for (const stream of open) assert.deepEqual((await take(stream, 1)).map((e) => e.id), [marker.id]);
       const error = await failureOf(events.streamEvents({ afterEventId: from.id }, as()));
       assert.deepEqual([error.code, error.rawMessage], [Code.ResourceExhausted, "at most 2 event streams may be open per merchant"]);
@@ -117,7 +120,7 @@ for (const protocol of rpcProtocols) {
       const theirs = new AbortController();
       const other = events.streamEvents({}, as("merchantB", theirs.signal))[Symbol.asyncIterator]();
       await new Promise((resolve) => setTimeout(resolve, 100));
-      const forB = record("payment_intent.created", "merchantB");
+      const forB = await record("payment_intent.created", "merchantB");
       assert.deepEqual((await take(other, 1)).map((e) => e.id), [forB.id]);
       theirs.abort();
       first.abort();
@@ -144,7 +147,7 @@ for (const protocol of rpcProtocols) {
       await new Promise((resolve) => setTimeout(resolve, 300));
       const stream = events.streamEvents({}, as())[Symbol.asyncIterator]();
       await new Promise((resolve) => setTimeout(resolve, 100));
-      const live = record();
+      const live = await record();
       assert.deepEqual((await take(stream, 1)).map((e) => e.id), [live.id]);
       const closed = server.close();
       const end = await stream.next();

@@ -6,10 +6,11 @@ import { EventService } from "../../gen/payments/v2/events_pb.js";
 import { WebhookEndpointService } from "../../gen/payments/v2/webhook_endpoints_pb.js";
 import type { EventRecord } from "../../src/domain/event.js";
 import { eventMessage } from "../../src/service/event-service.js";
+import { createEventMaker } from "../support/event-maker.js";
+import { createManualClock } from "../support/manual-clock.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 import { expectConnectError, rpcProtocols } from "./support/rpc-helpers.js";
-
-const piId = (n: number) => `pi_019aa3c4-0f7d-7e21-8a64-93b25c1d7e${String(n).padStart(2, "0")}`;
+import { privateUrlHint } from "../../src/webhooks/endpoint-url.js";
 
 // The unary RPCs of EventService and WebhookEndpointService over every
 // protocol; each protocol gets its own server, so its lists hold its own data.
@@ -22,14 +23,17 @@ for (const protocol of rpcProtocols) {
     const as = (merchant = "merchantA"): CallOptions => ({ headers: { authorization: server.bearer(merchant) } });
 
     before(async () => {
-      server = await startTestServer({ caps: { maxEndpointsPerMerchant: 3 } });
+      const clock = createManualClock("2026-12-05T16:00:00.000Z");
+      server = await startTestServer({ clock, caps: { maxEndpointsPerMerchant: 3 } });
       const transport = protocol.transport(server.url, []);
       events = createClient(EventService, transport);
       endpoints = createClient(WebhookEndpointService, transport);
-      const at = (second: number) => new Date(Date.UTC(2026, 11, 5, 16, 0, second));
-      recorded.push(server.webhooks.record("merchantA", "payment_intent.created", piId(1), at(0)));
-      recorded.push(server.webhooks.record("merchantA", "payment_intent.succeeded", piId(1), at(1)));
-      recorded.push(server.webhooks.record("merchantB", "payment_intent.created", piId(2), at(2)));
+      const make = createEventMaker(server);
+      recorded.push(await make.created("merchantA"));
+      clock.set("2026-12-05T16:00:01.000Z");
+      recorded.push(await make.settled(recorded[0]!.paymentIntentId, "successful", "merchantA"));
+      clock.set("2026-12-05T16:00:02.000Z");
+      recorded.push(await make.created("merchantB"));
     });
     after(() => server.close());
 
@@ -63,7 +67,7 @@ for (const protocol of rpcProtocols) {
     });
 
     it("refuses bad input with InvalidArgument naming the field, and a merchant past the cap with FailedPrecondition", async () => {
-      await expectConnectError(endpoints.createWebhookEndpoint({ url: "http://shop.example.com/" }, as()), Code.InvalidArgument, "url must use https");
+      await expectConnectError(endpoints.createWebhookEndpoint({ url: "http://shop.example.com/" }, as()), Code.InvalidArgument, `url must use https${privateUrlHint}`);
       await expectConnectError(
         endpoints.createWebhookEndpoint({ url: "https://shop.example.com/", eventTypes: ["nope"] }, as()),
         Code.InvalidArgument,
@@ -72,7 +76,7 @@ for (const protocol of rpcProtocols) {
       await expectConnectError(
         endpoints.createWebhookEndpoint({ url: "https://internal.example/" }, as()),
         Code.InvalidArgument,
-        "url's host internal.example resolves to a private address",
+        `url's host internal.example resolves to a private address${privateUrlHint}`,
       );
       await expectConnectError(endpoints.listWebhookDeliveries({ id: "we_x", pageSize: 101 }, as()), Code.InvalidArgument, "pageSize must be an integer from 1 to 100");
       await expectConnectError(endpoints.listWebhookDeliveries({ id: "we_x" }, as()), Code.NotFound, "webhook endpoint we_x not found");
@@ -97,12 +101,12 @@ for (const protocol of rpcProtocols) {
       const next = await events.listEvents({ pageSize: 1, pageToken: page.nextPageToken }, as());
       assert.deepEqual(next.events.map((e) => e.id), [recorded[0]!.id]);
       assert.equal(next.nextPageToken, "");
-      const filtered = await events.listEvents({ type: "payment_intent.succeeded", paymentIntentId: piId(1) }, as());
+      const filtered = await events.listEvents({ type: "payment_intent.succeeded", paymentIntentId: recorded[0]!.paymentIntentId }, as());
       assert.deepEqual(filtered.events.map((e) => e.id), [recorded[1]!.id]);
       const event = await events.getEvent({ id: recorded[0]!.id }, as());
       assert.equal(event.type, "payment_intent.created");
       assert.equal(timestampDate(event.timestamp!).toISOString(), "2026-12-05T16:00:00.000Z");
-      assert.equal(event.data?.id, piId(1));
+      assert.equal(event.data?.id, recorded[0]!.paymentIntentId);
       await expectConnectError(events.getEvent({ id: recorded[2]!.id }, as()), Code.NotFound, `event ${recorded[2]!.id} not found`);
       await expectConnectError(events.getEvent({ id: recorded[0]!.id }, as("merchantB")), Code.NotFound);
     });
@@ -118,7 +122,12 @@ for (const protocol of rpcProtocols) {
       assert.match(deliveries[0]!.id, /^whd_[0-9a-f-]{36}$/);
       const listed = await endpoints.listWebhookDeliveries({ id: endpoint.id, status: "pending" }, as());
       assert.deepEqual(listed.deliveries.map((d) => d.id), [deliveries[0]!.id]);
-      server.webhooks.disable("merchantA", endpoint.id);
+      // The receiver answers 410 Gone: the delivery engine disables the endpoint.
+      const gone = await server.receivers.next();
+      assert.equal(gone.request.url, "https://shop.example.com/redeliver");
+      gone.answer({ outcome: "gone", statusCode: 410 });
+      const statusOf = async () => (await endpoints.listWebhookEndpoints({}, as())).webhookEndpoints.find((e) => e.id === endpoint.id)?.status;
+      while ((await statusOf()) !== "disabled") await new Promise((resolve) => setTimeout(resolve, 10));
       await expectConnectError(
         events.redeliverEvent({ id: recorded[1]!.id, webhookEndpointId: endpoint.id }, as()),
         Code.FailedPrecondition,

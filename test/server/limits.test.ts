@@ -126,6 +126,44 @@ describe("failed-authentication throttle per client address", () => {
   });
 });
 
+describe("failed-authentication throttle and keys the verifier has not cached", () => {
+  let server: TestServer;
+  const clock = createManualClock();
+  let lookups = 0;
+
+  before(async () => {
+    server = await startTestServer({
+      clock,
+      settings: { AUTH_FAILURES_PER_MINUTE: "1", AUTH_FAILURES_BURST: "2" },
+      // As PostgreSQL's verifier once a key's cache entry lapsed: knows() says no, verify() asks the store.
+      wrapVerifier: (verifier) => ({
+        knows: () => false,
+        verify: (key) => {
+          lookups++;
+          return verifier.verify(key);
+        },
+      }),
+    });
+  });
+  after(() => server.close());
+
+  const list = (authorization: string) =>
+    fetch(`${server.restUrl}/v2/settlement-accounts`, { headers: { authorization } }).then((res) => res.status);
+
+  it("never refuses a key the store knows because others failed from the same address", async () => {
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push(await list(`Bearer sk_test_made_up_${i}_0123456789`));
+    assert.deepEqual(statuses, [401, 401, 401, 429]);
+    lookups = 0;
+    assert.equal(await list(server.bearer("merchantA")), 200);
+    assert.equal(await list(server.bearer("merchantB")), 200);
+    assert.equal(lookups, 2);
+    // Made-up keys from the blocked address stay 429, looked up or not.
+    assert.equal(await list("Bearer sk_test_made_up_again_0123456789"), 429);
+    assert.equal(await list("Basic abc"), 429);
+  });
+});
+
 describe("timeouts against slow and silent clients", () => {
   let server: TestServer;
   const limits = { headersTimeoutMs: 300, requestTimeoutMs: 600, idleTimeoutMs: 400, maxConcurrentStreams: 7 };

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { after, describe, it } from "node:test";
@@ -35,6 +36,15 @@ describe("npm start (src/main.ts as a process)", () => {
     started.push(first);
     const key = await demoKeyOf(first);
     assert.match(first.stdout(), new RegExp(`curl -s -X POST ${first.url}/v1/v2/payment-intents`));
+    assert.match(first.stdout(), new RegExp(`\nDocs, with a try-it-out page: ${first.url}/v1/docs\n`));
+    // The banner's, README's and the docs page's first creates each use their own clientReference: trying them in turn is never a 409.
+    const reference = (text: string) => /"clientReference": ?"([^"]+)"/.exec(text)?.[1];
+    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+    const { createOpenApiExamples } = await import("../../src/openapi/openapi-examples.js");
+    const swagger = createOpenApiExamples({ publicUrl: first.url, basePath: "/v1" }).createPaymentIntentRequest;
+    const references = [reference(first.stdout()), reference(readme), reference(JSON.stringify(swagger).replaceAll('":"', '": "'))];
+    assert.equal(new Set(references).size, 3, references.join(", "));
+    assert.ok(references.every((r) => r !== undefined), references.join(", "));
     assert.equal((await createIntent(first, key, "demo-1")).status, 201);
     assert.ok(!first.stderr().includes(key), "the demo key reached the log");
 

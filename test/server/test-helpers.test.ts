@@ -334,7 +334,7 @@ describe("the test clock (TEST_CLOCK=true)", () => {
       [{}, "seconds must be a whole number from 1 to 315360000 (ten years)"],
       [{ seconds: 315_360_001 }, "seconds must be a whole number from 1 to 315360000 (ten years)"],
       [{ seconds: 1.5 }, "seconds must be an integer"],
-      [{ seconds: "60" }, "seconds must be an integer"],
+      [{ seconds: "60" }, "seconds must be an integer, but a string was sent: write the number without quotes"],
       [{ seconds: 60, minutes: 1 }, "unknown field minutes"],
     ] as const) {
       const res = await service.call("POST", "/v2/test-helpers/clock/advance", { key, json });

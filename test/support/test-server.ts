@@ -19,7 +19,6 @@ import type { RefundStore } from "../../src/store/refund-store.js";
 import type { SettlementAccountStore } from "../../src/store/settlement-account-store.js";
 import type { WebhookEndpointStore } from "../../src/store/webhook-endpoint-store.js";
 import type { HostResolver } from "../../src/webhooks/host-resolver.js";
-import { createFakeWebhookStores, type FakeWebhookStores } from "./fake-webhook-stores.js";
 import { createHeldWebhookSender, type HeldWebhookSender } from "./held-webhook-sender.js";
 import { createTestDatabase } from "./postgres.js";
 
@@ -38,10 +37,8 @@ export interface TestServer extends ListeningServer {
   readonly refunds: RefundStore;
   /** What refunds run beside the API: the reconciler, the late-success and notice handlers. */
   readonly refundParts: RefundParts;
-  /** The in-test event and endpoint stores behind EventService and WebhookEndpointService (webhookStores "fake" only). */
-  readonly webhooks: FakeWebhookStores;
-  /** The stores' own events, endpoints and deliveries (webhookStores "recorded" only). */
-  readonly recordedWebhooks: RecordedWebhooks | undefined;
+  /** The stores' own events, endpoints and deliveries, which the outbox writes as intents change. */
+  readonly recordedWebhooks: RecordedWebhooks;
   /** The merchants' webhook receivers: every delivery attempt waits here for the test's answer. */
   readonly receivers: HeldWebhookSender;
 }
@@ -81,14 +78,6 @@ export interface TestServerOptions {
   wrapVerifier?(verifier: ApiKeyVerifier): ApiKeyVerifier;
   /** Per-merchant caps and polling intervals a test shrinks. */
   caps?: AppCaps;
-  /**
-   * What records events and keeps endpoints: "fake" (default), small in-test
-   * stores whose events a suite records at will; "recorded", the server's
-   * own stores (memory, or PostgreSQL under TEST_STORE=postgres) with the
-   * event outbox, so intents changed through the API record their events and
-   * deliveries as in the service.
-   */
-  webhookStores?: "fake" | "recorded";
   /** Resolves webhook endpoint hosts; default publicResolver. */
   resolve?: HostResolver;
   /** Listener limits (timeouts, HTTP/2 stream cap). */
@@ -144,7 +133,6 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     ...(database && { DATABASE_URL: database.url, DB_POOL_MAX: "10", DB_STATEMENT_TIMEOUT_MS: "5000" }),
     ...options.settings,
   });
-  const fake = options.webhookStores === "recorded" ? undefined : createFakeWebhookStores({ notifier: { notify: (events) => service?.webhooks.notifier.notify(events) } });
   const receivers = createHeldWebhookSender();
   let service: RunningService | undefined;
   try {
@@ -165,7 +153,6 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
             ...opened,
             ...(options.intents && { intents: options.intents }),
             ...(options.accounts && { accounts: options.accounts }),
-            ...(fake && { events: fake.events, endpoints: fake.endpoints }),
             ...(options.wrapVerifier && { verifier: options.wrapVerifier(opened.verifier) }),
           };
           if (options.wrapStores) stores = options.wrapStores(stores);
@@ -200,11 +187,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     accounts: stores.accounts,
     refunds: stores.refunds,
     refundParts: running.refunds,
-    get webhooks(): FakeWebhookStores {
-      if (!fake) throw new Error('this test server records events in its own stores (webhookStores: "recorded"): change intents through the API');
-      return fake;
-    },
-    recordedWebhooks: fake ? undefined : recorded,
+    recordedWebhooks: recorded,
     receivers,
   };
 }

@@ -363,18 +363,29 @@ describe("readConfig: CORS_ALLOWED_ORIGINS", () => {
   }
 });
 
-describe("readConfig: TEST_HELPERS and TEST_CLOCK", () => {
-  it("turns the helpers on by default in memory mode and off with DATABASE_URL; the clock is off by default", () => {
-    assert.deepEqual(readConfig({}).testHelpers, { enabled: true, clock: false });
-    assert.deepEqual(readConfig({ TEST_HELPERS: "", TEST_CLOCK: "" }).testHelpers, { enabled: true, clock: false });
-    assert.deepEqual(readConfig({ DATABASE_URL: dbUrl }).testHelpers, { enabled: false, clock: false });
+describe("readConfig: TEST_HELPERS, TEST_CLOCK and TEST_MERCHANTS_MAX", () => {
+  const helpers = (enabled: boolean, clock: boolean, maxMerchants = 10_000) => ({ enabled, clock, maxMerchants });
+
+  it("turns the helpers on by default in memory mode on a loopback address only; off with DATABASE_URL; the clock is off by default", () => {
+    assert.deepEqual(readConfig({}).testHelpers, helpers(true, false));
+    assert.deepEqual(readConfig({ TEST_HELPERS: "", TEST_CLOCK: "" }).testHelpers, helpers(true, false));
+    for (const HOST of ["localhost", "::1", "127.0.0.2"]) assert.deepEqual(readConfig({ HOST }).testHelpers, helpers(true, false), HOST);
+    // Other machines can reach these: the sandbox is asked for, never assumed (the Docker image listens on 0.0.0.0).
+    for (const HOST of ["0.0.0.0", "::", "10.0.0.5"]) assert.deepEqual(readConfig({ HOST }).testHelpers, helpers(false, false), HOST);
+    assert.deepEqual(readConfig({ DATABASE_URL: dbUrl }).testHelpers, helpers(false, false));
   });
 
   it("takes true and false either way", () => {
-    assert.deepEqual(readConfig({ TEST_HELPERS: "false" }).testHelpers, { enabled: false, clock: false });
-    assert.deepEqual(readConfig({ TEST_CLOCK: "true" }).testHelpers, { enabled: true, clock: true });
-    assert.deepEqual(readConfig({ DATABASE_URL: dbUrl, TEST_HELPERS: "true" }).testHelpers, { enabled: true, clock: false });
-    assert.deepEqual(readConfig({ DATABASE_URL: dbUrl, TEST_HELPERS: "true", TEST_CLOCK: "true" }).testHelpers, { enabled: true, clock: true });
+    assert.deepEqual(readConfig({ TEST_HELPERS: "false" }).testHelpers, helpers(false, false));
+    assert.deepEqual(readConfig({ TEST_CLOCK: "true" }).testHelpers, helpers(true, true));
+    assert.deepEqual(readConfig({ HOST: "0.0.0.0", TEST_HELPERS: "true" }).testHelpers, helpers(true, false));
+    assert.deepEqual(readConfig({ DATABASE_URL: dbUrl, TEST_HELPERS: "true" }).testHelpers, helpers(true, false));
+    assert.deepEqual(readConfig({ DATABASE_URL: dbUrl, TEST_HELPERS: "true", TEST_CLOCK: "true" }).testHelpers, helpers(true, true));
+  });
+
+  it("reads TEST_MERCHANTS_MAX (1-10000000, default 10000)", () => {
+    assert.equal(readConfig({ TEST_MERCHANTS_MAX: "25" }).testHelpers.maxMerchants, 25);
+    for (const value of ["0", "10000001", "lots"]) assertRefused({ TEST_MERCHANTS_MAX: value }, "TEST_MERCHANTS_MAX");
   });
 
   it("refuses other values, and a test clock without the helpers", () => {
@@ -389,6 +400,10 @@ describe("readConfig: TEST_HELPERS and TEST_CLOCK", () => {
     assert.equal(
       assertRefused({ DATABASE_URL: dbUrl, TEST_CLOCK: "true" }, "TEST_CLOCK").message,
       'TEST_CLOCK="true" is not valid: false unless TEST_HELPERS=true (with DATABASE_URL it defaults to false)',
+    );
+    assert.equal(
+      assertRefused({ HOST: "0.0.0.0", TEST_CLOCK: "true" }, "TEST_CLOCK").message,
+      'TEST_CLOCK="true" is not valid: false unless TEST_HELPERS=true (with HOST 0.0.0.0, not a loopback address, it defaults to false)',
     );
   });
 });

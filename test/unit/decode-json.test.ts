@@ -45,7 +45,7 @@ describe("decodeRestJson", () => {
     { name: "a string body", body: '"amount"', message: "request body must be a JSON object" },
     { name: "a number body", body: "1", message: "request body must be a JSON object" },
     { name: "a null body", body: "null", message: "request body must be a JSON object" },
-    { name: "amount as a string", body: '{"amount": "50000"}', message: "amount must be an integer" },
+    { name: "amount as a string", body: '{"amount": "50000"}', message: "amount must be an integer, but a string was sent: write the number without quotes" },
     { name: "amount as a boolean", body: '{"amount": true}', message: "amount must be an integer" },
     { name: "a fractional amount", body: '{"amount": 500.5}', message: "amount must be an integer" },
     { name: "amount as an object", body: '{"amount": {}}', message: "amount must be an integer" },
@@ -67,7 +67,7 @@ describe("decodeRestJson", () => {
     {
       name: "a split amount as a string",
       body: '{"settlementAccounts": [{"settlementAccountId": "sa_1", "splitAmount": "100"}]}',
-      message: "settlementAccounts[0].splitAmount must be an integer",
+      message: "settlementAccounts[0].splitAmount must be an integer, but a string was sent: write the number without quotes",
     },
     {
       name: "an unknown field in a split",
@@ -86,7 +86,7 @@ describe("decodeRestJson", () => {
     { body: '{"pageSize": -2147483648}', want: -2147483648 },
     { body: '{"pageSize": 2147483648}', message: "pageSize must be an integer" },
     { body: '{"pageSize": 1.5}', message: "pageSize must be an integer" },
-    { body: '{"pageSize": "10"}', message: "pageSize must be an integer" },
+    { body: '{"pageSize": "10"}', message: "pageSize must be an integer, but a string was sent: write the number without quotes" },
   ];
   for (const { body, want, message } of int32Cases) {
     it(`${message ? "refuses" : "accepts"} the int32 ${body}`, () => {

@@ -54,4 +54,23 @@ describe("createEventNotifier", () => {
       ["stream gone"],
     );
   });
+
+  it("tells a subscriber of every merchant each whole batch, once, until unsubscribed; an empty batch tells nobody", () => {
+    const errors: unknown[] = [];
+    const notifier = createEventNotifier({ onListenerError: (error) => errors.push(error) });
+    const batches: string[][] = [];
+    const stop = notifier.subscribeAll((events) => void batches.push(events.map((e) => e.id)));
+    notifier.subscribeAll(() => {
+      throw new Error("engine gone");
+    });
+    notifier.notify([event("1", "a"), event("2", "b")]);
+    notifier.notify([]);
+    stop();
+    notifier.notify([event("3", "a")]);
+    assert.deepEqual(batches, [["1", "2"]]);
+    assert.deepEqual(
+      errors.map((e) => (e as Error).message),
+      ["engine gone", "engine gone"],
+    );
+  });
 });

@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { readConfig } from "../../src/config.js";
 import type { Logger } from "../../src/lib/logger.js";
-import { isLoopback, logTestHelpers } from "../../src/sandbox/log-test-helpers.js";
+import { isLoopback } from "../../src/lib/is-loopback.js";
+import { logTestHelpers } from "../../src/sandbox/log-test-helpers.js";
 
 describe("isLoopback", () => {
   it("knows the addresses only this machine reaches", () => {

@@ -114,7 +114,7 @@ describe("checkEndpointUrl", () => {
   });
 
   it("refuses http unless private URLs are allowed", () => {
-    assertInvalid(() => checkEndpointUrl("url", "http://hooks.example.com/x", strict), /^url must use https$/);
+    assertInvalid(() => checkEndpointUrl("url", "http://hooks.example.com/x", strict), /^url must use https; local receivers need WEBHOOK_ALLOW_PRIVATE_URLS=true/);
     assert.equal(checkEndpointUrl("url", "http://127.0.0.1:8080/x", loose).href, "http://127.0.0.1:8080/x");
   });
 
@@ -130,7 +130,7 @@ describe("checkEndpointUrl", () => {
       "https://[fd00::1]/x",
       "https://0.0.0.0/x",
     ]) {
-      assertInvalid(() => checkEndpointUrl("url", url, strict), /^url must not point at a .* address$/);
+      assertInvalid(() => checkEndpointUrl("url", url, strict), /^url must not point at a .* address; local receivers need WEBHOOK_ALLOW_PRIVATE_URLS=true/);
       assert.ok(checkEndpointUrl("url", url, loose), url);
     }
   });
@@ -158,7 +158,7 @@ describe("checkEndpointHost", () => {
 
   it("refuses a host with any non-public address, unless allowed", async () => {
     for (const [host, message] of [
-      ["internal.example.com", /^url's host internal.example.com resolves to a private address$/],
+      ["internal.example.com", /^url's host internal.example.com resolves to a private address; local receivers need/],
       ["metadata.example.com", /resolves to a link-local address/],
       ["v6local.example.com", /resolves to a loopback address/],
     ] as const) {

@@ -16,7 +16,15 @@ describe("readWebhookConfig", () => {
       eventRetentionDays: 30,
     };
     assert.deepEqual(readWebhookConfig({}), defaults);
-    assert.deepEqual(readConfig({}).webhooks, defaults);
+    assert.deepEqual(readConfig({ HOST: "0.0.0.0" }).webhooks, defaults);
+    assert.deepEqual(readConfig({ DATABASE_URL: "postgres://u@127.0.0.1:5432/d" }).webhooks, defaults);
+  });
+
+  it("allows local receivers by default in the sandbox (memory mode on a loopback address), and takes false there", () => {
+    assert.equal(readWebhookConfig({}, true).allowPrivateUrls, true);
+    assert.equal(readConfig({}).webhooks.allowPrivateUrls, true);
+    assert.equal(readConfig({ HOST: "::1" }).webhooks.allowPrivateUrls, true);
+    assert.equal(readConfig({ WEBHOOK_ALLOW_PRIVATE_URLS: "false" }).webhooks.allowPrivateUrls, false);
   });
 
   it("reads every variable", () => {

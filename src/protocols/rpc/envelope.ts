@@ -72,19 +72,20 @@ export class EnvelopeReader {
 }
 
 /**
- * singleEnvelope reads the one message of a unary request body. No message,
- * a truncated frame or a second message is InvalidArgument: the framing is
- * the client's, and so is the fault.
+ * singleEnvelope reads the one message of a unary request body. A truncated
+ * frame is InvalidArgument; no message or a second one is Unimplemented, as
+ * gRPC names a call whose message count the method does not take (and as the
+ * Connect conformance suite expects).
  */
 export function singleEnvelope(body: Buffer, maxBytes: number): Envelope {
   const reader = new EnvelopeReader(maxBytes);
   const envelopes = reader.push(body);
   if (reader.pending > 0) throw new ConnectError("the request ends inside a message frame", Code.InvalidArgument);
-  if (envelopes.length !== 1) {
-    throw new ConnectError(
-      envelopes.length === 0 ? "the request carries no message" : "a unary request carries exactly one message",
-      Code.InvalidArgument,
-    );
-  }
+  if (envelopes.length !== 1) throw cardinalityError(envelopes.length);
   return envelopes[0]!;
+}
+
+/** cardinalityError refuses a request that carries count messages where the method takes exactly one. */
+export function cardinalityError(count: number): ConnectError {
+  return new ConnectError(count === 0 ? "the request carries no message" : "the method takes exactly one request message", Code.Unimplemented);
 }

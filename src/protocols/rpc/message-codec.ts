@@ -1,6 +1,5 @@
 import { create, fromBinary, toBinary, toJsonString, type DescMessage, type Message } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { gunzipSync } from "node:zlib";
 import { decodeJsonMessage } from "../decode-json.js";
 import { parseJsonBody } from "../json-body.js";
 
@@ -31,34 +30,19 @@ export const binaryCodec: MessageCodec = {
   encode: (schema, message) => toBinary(schema, message),
 };
 
+/** How the RPC protocols read proto3 JSON: unknown fields are skipped, as in binary. */
+const rpcJson = { proto3: true, ignoreUnknownFields: true };
+
 /**
  * The proto3 JSON codec: the request is read by the same strict decoder as
- * REST bodies (UTF-8, no duplicate keys, unknown fields refused, integers as
- * JSON numbers or decimal strings only), so every protocol refuses the same
- * input with the same message.
+ * REST bodies (UTF-8, no duplicate keys, integers as JSON numbers or decimal
+ * strings only), so every protocol refuses the same input with the same
+ * message. Unknown fields are the one difference: ignored here, as binary
+ * requests ignore them, refused over REST.
  */
 export const jsonCodec: MessageCodec = {
   decode(schema, bytes) {
-    return create(schema, decodeJsonMessage(schema, parseJsonBody(bytes), { proto3: true }) as never) as Message;
+    return create(schema, decodeJsonMessage(schema, parseJsonBody(bytes), rpcJson) as never) as Message;
   },
   encode: (schema, message) => Buffer.from(toJsonString(schema, message)),
 };
-
-/**
- * decompress undoes gzip, the one compression the service accepts, and
- * refuses to inflate past maxBytes (a small body must not become a large one).
- */
-export function decompress(encoding: string, data: Uint8Array, maxBytes: number): Buffer {
-  if (encoding !== "gzip") throw new ConnectError(`compression ${encoding} is not supported; use gzip or identity`, Code.Unimplemented);
-  try {
-    return gunzipSync(data, { maxOutputLength: maxBytes });
-  } catch (error) {
-    if ((error as { code?: unknown }).code === "ERR_BUFFER_TOO_LARGE") {
-      throw new ConnectError(`message is larger than ${maxBytes} bytes`, Code.ResourceExhausted);
-    }
-    throw new ConnectError("the compressed request is not valid gzip", Code.InvalidArgument);
-  }
-}
-
-/** The encodings a client may send ("identity" and absent mean none). */
-export const acceptedEncodings = "gzip,identity";

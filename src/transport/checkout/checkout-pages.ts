@@ -76,7 +76,7 @@ ${body}
 /** checkoutPage renders the payment page, or the intent's settled state without any form. */
 export function checkoutPage(view: CheckoutView, options: { action: string; csrf: string; errors?: FieldError[] }): string {
   const { intent } = view;
-  const status: PaymentIntentStatus = intent.deletedAt ? "cancelled" : intent.status;
+  const { status } = intent;
   if (status !== "pending") {
     const state = stateMessages[status];
     return page(
@@ -116,7 +116,7 @@ ${retryHint(intent, checkoutPath)}
 
 /** What a declined attempt's result page offers next, given where the intent is now. */
 function retryHint(intent: PaymentIntentRecord, checkoutPath: string): SafeHtml {
-  if (intent.deletedAt === null && intent.status === "pending") return html`<p><a href="${checkoutPath}">Try again</a></p>`;
+  if (intent.status === "pending") return html`<p><a href="${checkoutPath}">Try again</a></p>`;
   if (intent.status === "successful") return html`<p>This payment has since been made.</p>`;
   return html`<p>This payment can no longer be made.</p>`;
 }

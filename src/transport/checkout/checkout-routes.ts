@@ -28,8 +28,8 @@ const maxFormBytes = 4096;
  * HTML without scripts, behind a strict Content-Security-Policy, with forms
  * protected against cross-site submission. The token in the path is the only
  * credential; every answer for a token that does not exist is the same 404.
- * Each attempt ends in a 303 to the merchant's callbackUrl (with reference, id
- * and status added to its query) or to a result page.
+ * Each attempt ends in a 303 to the merchant's callbackUrl (with reference, id,
+ * status and attempt_status added to its query) or to a result page.
  */
 export function createCheckoutRoutes(options: CheckoutRoutesOptions): HttpRoute[] {
   const publicOrigin = new URL(options.publicUrl).origin;
@@ -74,9 +74,22 @@ export function createCheckoutRoutes(options: CheckoutRoutesOptions): HttpRoute[
   function afterAttempt(token: string, intent: PaymentIntentRecord, attempt: PaymentAttemptRecord): string {
     const url = callbackOf(intent);
     if (!url) return `/checkout/${token}/result?attempt=${encodeURIComponent(attempt.id)}`;
+    return withOutcome(url, intent, attempt.outcome);
+  }
+
+  /**
+   * withOutcome adds what the merchant's page needs to the callback's query:
+   * reference and id name the intent; status is the intent's status now
+   * (successful, pending or failed) and attempt_status the attempt's outcome
+   * (succeeded or declined). A first decline with attempts left is
+   * attempt_status=declined&status=pending: the customer may still pay
+   * (docs/payments.md says what to show).
+   */
+  function withOutcome(url: URL, intent: PaymentIntentRecord, outcome: PaymentAttemptRecord["outcome"]): string {
     url.searchParams.set("reference", intent.clientReference);
     url.searchParams.set("id", intent.id);
-    url.searchParams.set("status", attempt.outcome === "succeeded" ? "successful" : "failed");
+    url.searchParams.set("status", intent.status);
+    url.searchParams.set("attempt_status", outcome);
     return url.toString();
   }
 
@@ -118,14 +131,9 @@ export function createCheckoutRoutes(options: CheckoutRoutesOptions): HttpRoute[
       // Not payable any more (paid in another tab, expired, cancelled). A
       // repeated submit of a paid intent ends where the first one did.
       const view = await options.checkout.view(token);
-      const paid = view.intent.status === "successful" && !view.intent.deletedAt;
+      const paid = view.intent.status === "successful";
       const url = callbackOf(view.intent);
-      if (paid && url) {
-        url.searchParams.set("reference", view.intent.clientReference);
-        url.searchParams.set("id", view.intent.id);
-        url.searchParams.set("status", "successful");
-        return redirect(res, url.toString());
-      }
+      if (paid && url) return redirect(res, withOutcome(url, view.intent, "succeeded"));
       redirect(res, checkoutPath);
     }
   }

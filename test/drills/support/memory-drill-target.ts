@@ -24,7 +24,7 @@ export function memoryDrillTarget(server: TestServer): DrillTarget {
       (await server.intents.list({ merchantId, limit: Number.MAX_SAFE_INTEGER, now: new Date() })).map(({ intent }) => intent.clientReference),
     storedAccounts: async (merchantId) =>
       (await server.accounts.listByMerchant({ merchantId, limit: Number.MAX_SAFE_INTEGER })).map((account) => account.id),
-    storedEndpoints: async (merchantId) => (await server.webhooks.endpoints.list(merchantId)).map((endpoint) => endpoint.id),
+    storedEndpoints: async (merchantId) => (await server.recordedWebhooks.endpoints.list(merchantId)).map((endpoint) => endpoint.id),
     // The server runs in this process: if it had crashed, so would the test.
     alive: () => !closed,
   };

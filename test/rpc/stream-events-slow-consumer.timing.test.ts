@@ -4,6 +4,7 @@ import { after, before, describe, it } from "node:test";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { StreamEventsRequestSchema } from "../../gen/payments/v2/events_pb.js";
 import { envelope } from "../hostile/support/wire.js";
+import { createEventMaker } from "../support/event-maker.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 
 // A stream is written only as fast as its client reads: one that stops
@@ -17,9 +18,10 @@ describe("StreamEvents to a client that does not read", () => {
   after(() => server.close());
 
   it("cuts the stream at the write timeout, without a status, and the server goes on serving", async () => {
-    const first = server.webhooks.record("merchantA", "payment_intent.created", "pi_019aa3c4-0f7d-7e21-8a64-93b25c1d7e00");
-    // About 200 KB of events after the first: far more than a stream buffers before waiting for the client.
-    for (let i = 0; i < 300; i++) server.webhooks.record("merchantA", "payment_intent.created", `pi_019aa3c4-0f7d-7e21-8a64-93b25c1d7e${String(i).padStart(2, "0")}`);
+    const maker = createEventMaker(server);
+    const first = await maker.created();
+    // About 300 KB of events after the first: far more than a stream buffers before waiting for the client.
+    for (let i = 0; i < 300; i++) await maker.created();
     const session = http2.connect(server.url, { settings: { initialWindowSize: 0 } });
     try {
       const stream = session.request({

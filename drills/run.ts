@@ -25,7 +25,7 @@ import { runRefundStorm } from "./refund-storm.js";
 import { formatDrillReport, type DrillReport } from "./support/drill-report.js";
 import { startProcessTarget } from "./support/process-target.js";
 import { describeTenantIsolation, runTenantIsolation } from "./tenant-isolation.js";
-import { runDeadEndpoint, runReceiverOutage, runTwoInstances, runWebhookCrash } from "./webhooks.js";
+import { runDeadEndpoint, runNoisyNeighbour, runReceiverOutage, runTwoInstances, runWebhookCrash } from "./webhooks.js";
 
 const { values: flags } = parseArgs({
   options: {
@@ -118,6 +118,10 @@ const drills: { name: string; run(): Promise<DrillReport | DrillReport[]> }[] = 
   {
     name: "Webhooks: dead endpoint beside a healthy one",
     run: () => runDeadEndpoint(quick ? { concurrency: 4, ratePerSecond: 50, phaseMs: 3000 } : { concurrency: 4, ratePerSecond: 50, phaseMs: 8000 }),
+  },
+  {
+    name: "Webhooks: noisy neighbour",
+    run: () => runNoisyNeighbour(quick ? { noisyIntents: 32, phaseMs: 10_000, timeoutMs: 5000 } : { noisyIntents: 32, phaseMs: 30_000, timeoutMs: 10_000 }),
   },
   { name: "Refund storm", run: () => runRefundStorm(quick ? { refunds: 40, amount: 20_000 } : { refunds: 100, amount: 50_000 }) },
   // Last: its full run restarts the machine's PostgreSQL.

@@ -378,3 +378,86 @@ export async function runDeadEndpoint(options: DeadEndpointOptions): Promise<Dri
     };
   });
 }
+
+export interface NoisyNeighbourOptions {
+  /** Intents merchant A creates at the start, each one delivery per dead endpoint (32 × 16 = 512 pending). */
+  noisyIntents: number;
+  /** How long merchant B creates one intent a second. */
+  phaseMs: number;
+  /** WEBHOOK_TIMEOUT_MS: how long each of A's attempts holds its slot. */
+  timeoutMs: number;
+}
+
+/**
+ * runNoisyNeighbour (issue 21, §1): merchant A registers 16 endpoints that
+ * accept TCP and never answer and creates intents until 500+ deliveries are
+ * pending; merchant B, with one healthy endpoint, creates one intent a
+ * second. B's change-to-receipt p99 must be ≤ 1 s and none of its deliveries
+ * may wait behind A's (every B latency ≤ 1 s), on the memory stores (one
+ * process) and on PostgreSQL with two instances (B's creates alternating).
+ */
+export async function runNoisyNeighbour(options: NoisyNeighbourOptions): Promise<DrillReport[]> {
+  const reports: DrillReport[] = [];
+  for (const store of ["memory", "postgres"] as const) {
+    const db = store === "postgres" ? await createTestDatabase() : undefined;
+    const noisy: Merchant = { id: "noisy", key: newDrillKey() };
+    const quiet: Merchant = { id: "quiet", key: newDrillKey() };
+    const servers: ServerProcess[] = [];
+    const receivers: VerifyingReceiver[] = [];
+    try {
+      const env = { ...webhookEnv, WEBHOOK_TIMEOUT_MS: String(options.timeoutMs) };
+      const apiKeys = `${noisy.id}:${noisy.key},${quiet.id}:${quiet.key}`;
+      for (let i = 0; i < (store === "postgres" ? 2 : 1); i++) {
+        servers.push(await startServerProcess({ databaseUrl: db?.url, apiKeys, env }));
+      }
+      const dead: VerifyingReceiver[] = [];
+      for (let i = 0; i < 16; i++) {
+        const r = await startVerifyingReceiver();
+        r.setMode("hang");
+        receivers.push(r);
+        dead.push(r);
+        await registerEndpoint(servers[0]!, noisy, r, `dead ${i}`);
+      }
+      const healthy = await startVerifyingReceiver();
+      receivers.push(healthy);
+      await registerEndpoint(servers[0]!, quiet, healthy, "healthy");
+      for (let i = 0; i < options.noisyIntents; i++) {
+        const res = await call(servers[i % servers.length]!, noisy, "POST", "/v2/payment-intents", {
+          amount: 5000 + i,
+          customerEmail: "ada@example.com",
+          clientReference: `noisy-${i}`,
+        });
+        await res.arrayBuffer();
+      }
+      const from = Date.now();
+      const load = await burst(servers, quiet, 1, options.phaseMs, "quiet", 1);
+      const expected = load.acknowledged.length + load.cancelled;
+      const deadline = performance.now() + 15_000;
+      while (healthy.accepted.size < expected && performance.now() < deadline) await sleep(100);
+      const latencies = [...healthy.accepted.values()].filter((e) => e.eventAt >= from).map((e) => e.receivedAt - e.eventAt);
+      const deadRequests = dead.reduce((sum, r) => sum + r.counts().requests, 0);
+      const deadMaxInFlight = Math.max(...dead.map((r) => r.counts().maxInFlight));
+      const p99 = percentileOf(latencies, 99);
+      const worst = percentileOf(latencies, 100);
+      const missing = expected - healthy.accepted.size;
+      const c = healthy.counts();
+      const passed = load.acknowledged.length > 0 && missing <= 0 && p99 <= 1000 && worst <= 1000 && deadRequests > 0 && c.invalid === 0;
+      const instances = servers.length === 1 ? "one server process on the memory stores" : "two server processes on one PostgreSQL database";
+      reports.push({
+        name: `Webhooks: noisy neighbour (${store})`,
+        did: `${instances}; merchant A registers 16 endpoints that accept TCP and never answer (WEBHOOK_TIMEOUT_MS ${options.timeoutMs} ms, retried from 200 ms on) and creates ${options.noisyIntents} intents (${options.noisyIntents * 16} deliveries); then merchant B creates one intent a second for ${seconds(options.phaseMs)} (every fourth deleted)${servers.length > 1 ? ", alternating between the instances" : ""}; latency from B's event timestamp to its receipt`,
+        headline: `merchant B p99 ${p99.toFixed(0)} ms, max ${worst.toFixed(0)} ms (bound 1000 ms), ${Math.max(0, missing)} of ${expected} missing, beside ${deadRequests} requests hanging at A's endpoints`,
+        figures: [
+          `merchant B: ${latency(latencies)}; receiver ${c.requests} requests, ${c.verified} verified, ${c.invalid} invalid`,
+          `merchant A: ${deadRequests} attempts reached its 16 dead endpoints, most in flight at one endpoint ${deadMaxInFlight}`,
+        ],
+        passed,
+      });
+    } finally {
+      await Promise.all(servers.map((s) => s.stop()));
+      await Promise.all(receivers.map((r) => r.close().catch(() => {})));
+      await db?.drop();
+    }
+  }
+  return reports;
+}

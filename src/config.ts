@@ -80,6 +80,8 @@ export interface WebhookConfig {
   concurrency: number;
   /** WEBHOOK_CONCURRENCY_PER_ENDPOINT: attempts in flight per endpoint, over every instance. */
   concurrencyPerEndpoint: number;
+  /** WEBHOOK_CONCURRENCY_PER_MERCHANT: of an instance's slots, the most one merchant's attempts hold (default half of WEBHOOK_CONCURRENCY). */
+  concurrencyPerMerchant: number;
   /** WEBHOOK_POLL_INTERVAL_MS: how often each instance looks for due deliveries. */
   pollIntervalMs: number;
   /** EVENT_RETENTION_DAYS: how long events (and their ended deliveries) are kept. */
@@ -191,6 +193,7 @@ export const settingNames = [
   "WEBHOOK_SECRET_KEY",
   "WEBHOOK_CONCURRENCY",
   "WEBHOOK_CONCURRENCY_PER_ENDPOINT",
+  "WEBHOOK_CONCURRENCY_PER_MERCHANT",
   "WEBHOOK_POLL_INTERVAL_MS",
   "EVENT_RETENTION_DAYS",
   "TEST_HELPERS",
@@ -333,13 +336,15 @@ export function readWebhookConfig(env: Env, sandbox = false): WebhookConfig {
       fail("WEBHOOK_SECRET_KEY", "…", "32 bytes written as 64 hex digits or as base64 (openssl rand -base64 32)");
     }
   }
+  const concurrency = readInteger(env, "WEBHOOK_CONCURRENCY", 32, 1, 1000);
   return {
     timeoutMs: readInteger(env, "WEBHOOK_TIMEOUT_MS", 10_000, 100, 60_000),
     retrySchedule,
     allowPrivateUrls: allowPrivate === "true",
     secretKey,
-    concurrency: readInteger(env, "WEBHOOK_CONCURRENCY", 32, 1, 1000),
+    concurrency,
     concurrencyPerEndpoint: readInteger(env, "WEBHOOK_CONCURRENCY_PER_ENDPOINT", 4, 1, 100),
+    concurrencyPerMerchant: readInteger(env, "WEBHOOK_CONCURRENCY_PER_MERCHANT", Math.ceil(concurrency / 2), 1, concurrency),
     pollIntervalMs: readInteger(env, "WEBHOOK_POLL_INTERVAL_MS", 1000, 50, 60_000),
     eventRetentionDays: readInteger(env, "EVENT_RETENTION_DAYS", 30, 30, 3650),
   };

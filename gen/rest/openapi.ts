@@ -432,7 +432,7 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
       "post": {
         "operationId": "RotateWebhookEndpointSecret",
         "x-service": "payments.v2.WebhookEndpointService",
-        "description": "RotateWebhookEndpointSecret replaces the signing secret; for 24 hours deliveries are signed with the old and the new one.",
+        "description": "RotateWebhookEndpointSecret replaces the signing secret; for the grace (24 hours unless the request says less) deliveries are signed with the old and the new one. At most two secrets sign at once: a rotation ends the grace of any secret replaced before.",
         "parameters": [
           {
             "name": "id",
@@ -1991,8 +1991,23 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
         "type": "object",
         "additionalProperties": false,
         "required": [],
-        "properties": {},
-        "description": "RotateWebhookEndpointSecretRequest names the endpoint whose secret is replaced."
+        "properties": {
+          "graceSeconds": {
+            "anyOf": [
+              {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 86400,
+                "default": 86400
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "Seconds the replaced secret keeps signing beside the new one: 0 retires it at once (a leaked secret); absent, 24 hours."
+          }
+        },
+        "description": "RotateWebhookEndpointSecretRequest names the endpoint whose secret is replaced, and how long the replaced secret keeps signing."
       },
       "SettlementAccount": {
         "type": "object",

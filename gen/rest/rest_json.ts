@@ -135,7 +135,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description RotateWebhookEndpointSecret replaces the signing secret; for 24 hours deliveries are signed with the old and the new one. */
+        /** @description RotateWebhookEndpointSecret replaces the signing secret; for the grace (24 hours unless the request says less) deliveries are signed with the old and the new one. At most two secrets sign at once: a rotation ends the grace of any secret replaced before. */
         post: operations["RotateWebhookEndpointSecret"];
         delete?: never;
         options?: never;
@@ -625,8 +625,11 @@ export interface components {
          * @enum {string}
          */
         RefundStatus: "pending" | "successful" | "failed";
-        /** @description RotateWebhookEndpointSecretRequest names the endpoint whose secret is replaced. */
-        RotateWebhookEndpointSecretRequest: Record<string, never>;
+        /** @description RotateWebhookEndpointSecretRequest names the endpoint whose secret is replaced, and how long the replaced secret keeps signing. */
+        RotateWebhookEndpointSecretRequest: {
+            /** @description Seconds the replaced secret keeps signing beside the new one: 0 retires it at once (a leaked secret); absent, 24 hours. */
+            graceSeconds?: number | null;
+        };
         /** @description SettlementAccount is the §2.4 object. */
         SettlementAccount: {
             id: components["schemas"]["SettlementAccountId"];

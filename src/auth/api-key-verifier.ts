@@ -12,4 +12,18 @@ export interface ApiKeyVerifier {
    * such keys through even from a blocked address.
    */
   knows?(key: string): boolean;
+  /**
+   * verify asked of the source of truth, past any cache of verified keys
+   * (a key found revoked also leaves the cache). An open stream calls it
+   * every keyRecheckIntervalMs, so a key revoked by the CLI or in the
+   * database ends its streams within that time, not that time plus the
+   * cache's. Absent: verify is already the source of truth (keys in memory).
+   */
+  recheck?(key: string): Promise<Principal | undefined>;
 }
+
+/**
+ * How often an open stream re-checks its key (issue 21, §3): the key cache's
+ * lifetime, so a revoked key loses its streams no later than its unary calls.
+ */
+export const keyRecheckIntervalMs = 10_000;

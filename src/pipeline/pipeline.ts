@@ -1,6 +1,6 @@
 import type { Message } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import type { ApiKeyVerifier } from "../auth/api-key-verifier.js";
+import { keyRecheckIntervalMs, type ApiKeyVerifier } from "../auth/api-key-verifier.js";
 import { authenticate, bearerKeyOf } from "../auth/authenticate.js";
 import { hashApiKey } from "../auth/hash-api-key.js";
 import { createConcurrencyGate } from "../limits/concurrency-gate.js";
@@ -36,6 +36,8 @@ export interface PipelineOptions {
   failedAuth?: FailedAuthThrottle;
   /** The field rules every input passes before its procedure; by default the proto's (src/rules). */
   checker?: RequestChecker;
+  /** How often an open stream re-checks its key (default keyRecheckIntervalMs, 10 s); shorter in tests. */
+  keyRecheckMs?: number;
 }
 
 /**
@@ -133,6 +135,42 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     return principal.merchantId;
   }
 
+  /**
+   * whileKeyValid runs a stream that re-checks its key every keyRecheckMs
+   * (issue 21, §3): once the key is revoked, the stream's signal aborts (the
+   * procedure stops as if the client had left) and the stream ends with
+   * Unauthenticated, the answer a new call with that key gets. A re-check
+   * that fails (the store is down) keeps the stream: the next one decides.
+   */
+  async function* whileKeyValid(
+    key: string,
+    signal: AbortSignal,
+    open: (stop: AbortSignal) => AsyncIterable<Message>,
+  ): AsyncGenerator<Message> {
+    const revoked = new AbortController();
+    const recheck = verifier.recheck?.bind(verifier) ?? verifier.verify.bind(verifier);
+    let checking = false;
+    const timer = setInterval(() => {
+      if (checking) return;
+      checking = true;
+      recheck(key)
+        .then((principal) => {
+          if (!principal) revoked.abort();
+        })
+        .catch(() => {})
+        .finally(() => {
+          checking = false;
+        });
+    }, options.keyRecheckMs ?? keyRecheckIntervalMs);
+    timer.unref();
+    try {
+      yield* open(AbortSignal.any([signal, revoked.signal]));
+      if (revoked.signal.aborted) throw new ConnectError("API key is not valid", Code.Unauthenticated);
+    } finally {
+      clearInterval(timer);
+    }
+  }
+
   function failure(context: RequestContext, error: unknown): unknown {
     if (error instanceof ConnectError && ((error.code !== Code.Internal && error.code !== Code.Unknown) || isProtocolViolation(error))) return error;
     if (error instanceof HttpRefusal || error instanceof BodyTooLarge || error instanceof ClientGone) return error;
@@ -175,7 +213,10 @@ export function createPipeline(options: PipelineOptions): Pipeline {
             yield input;
           }
         })();
-        return mapFailures(procedure.stream!(checked, { merchantId, context, signal }), (error) => failure(context, error));
+        const stream = procedure.requiresKey
+          ? whileKeyValid(bearerKeyOf(call.authorization[0])!, signal, (stop) => procedure.stream!(checked, { merchantId, context, signal: stop }))
+          : procedure.stream!(checked, { merchantId, context, signal });
+        return mapFailures(stream, (error) => failure(context, error));
       } catch (error) {
         throw failure(context, error);
       }

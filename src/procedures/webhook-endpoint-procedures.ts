@@ -10,7 +10,7 @@ export function createWebhookEndpointProcedures(rules: WebhookEndpointRules): Pr
       createWebhookEndpoint: (request, call) => rules.create(call.merchantId, request),
       listWebhookEndpoints: (_request, call) => rules.list(call.merchantId),
       deleteWebhookEndpoint: (request, call) => rules.delete(call.merchantId, request.id),
-      rotateWebhookEndpointSecret: (request, call) => rules.rotateSecret(call.merchantId, request.id),
+      rotateWebhookEndpointSecret: (request, call) => rules.rotateSecret(call.merchantId, request),
       listWebhookDeliveries: (request, call) => rules.listDeliveries(call.merchantId, request),
     },
     { requiresKey: true },

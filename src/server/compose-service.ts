@@ -232,11 +232,18 @@ export async function composeService(config: Config, overrides: ServiceOverrides
     failed: "event retention sweep failed",
   });
   const webhookConfig = config.webhooks;
+  // Keep-alive pools of one endpoint's connections: as many as it may have attempts in flight.
+  const sender =
+    overrides.webhookSender ??
+    createWebhookSender({
+      timeoutMs: webhookConfig.timeoutMs,
+      allowPrivate: webhookConfig.allowPrivateUrls,
+      resolve: overrides.resolve,
+      connectionsPerEndpoint: webhookConfig.concurrencyPerEndpoint,
+    });
   const engine = createDeliveryEngine({
     queue: stores.deliveryQueue,
-    sender:
-      overrides.webhookSender ??
-      createWebhookSender({ timeoutMs: webhookConfig.timeoutMs, allowPrivate: webhookConfig.allowPrivateUrls, resolve: overrides.resolve }),
+    sender,
     policy: createRetryPolicy({ schedule: webhookConfig.retrySchedule }),
     // Due times follow the service's clock (the test clock moves retries); webhook-timestamp stays real time (the default signing clock).
     clock,
@@ -244,6 +251,7 @@ export async function composeService(config: Config, overrides: ServiceOverrides
     metrics: metrics.webhooks,
     concurrency: webhookConfig.concurrency,
     perEndpointConcurrency: webhookConfig.concurrencyPerEndpoint,
+    perMerchantConcurrency: webhookConfig.concurrencyPerMerchant,
     pollIntervalMs: webhookConfig.pollIntervalMs,
     graceMs: config.shutdown.graceMs,
   });
@@ -271,6 +279,7 @@ export async function composeService(config: Config, overrides: ServiceOverrides
       retentionSweep.stop();
       refundSweep.stop();
       await engine.stop();
+      await sender.close();
     })();
     return stopped;
   };

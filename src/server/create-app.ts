@@ -115,6 +115,8 @@ export interface AppCaps {
   streamPollIntervalMs?: number;
   /** Most open event streams per merchant on this instance; default 10. */
   maxStreamsPerMerchant?: number;
+  /** How often an open stream re-checks its API key; default keyRecheckIntervalMs (10 s, the key cache's lifetime). */
+  keyRecheckMs?: number;
 }
 
 /** What the event and webhook endpoint API needs beyond the stores. */
@@ -216,6 +218,7 @@ export function createApp(options: AppOptions): NodeHandler {
     logger: options.logger,
     keyLimit: options.keyLimit,
     failedAuth: options.failedAuth,
+    keyRecheckMs: options.caps?.keyRecheckMs,
   });
   // REST routes for exactly the RPCs served: the test helpers' only when on, the clock's only with TEST_CLOCK.
   const served = new Set(apiProcedures.map((procedure) => procedure.method));
@@ -267,6 +270,7 @@ function webhookProcedures(options: AppOptions, pageTokens: PageTokenCodec): Pro
         ids: options.ids,
         allowPrivateUrls: webhooks.allowPrivateUrls,
         resolve: webhooks.resolve ?? systemResolver,
+        logger: options.logger,
         maxPerMerchant: caps?.maxEndpointsPerMerchant,
       }),
     ),

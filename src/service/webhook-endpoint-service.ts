@@ -6,11 +6,13 @@ import type {
   ListWebhookDeliveriesRequest,
   ListWebhookDeliveriesResponse,
   ListWebhookEndpointsResponse,
+  RotateWebhookEndpointSecretRequest,
   WebhookEndpointWithSecret,
 } from "../../gen/payments/v2/webhook_endpoints_pb.js";
 import type { EventType } from "../domain/event.js";
 import type { Clock } from "../lib/clock.js";
 import type { IdGenerator } from "../lib/ids.js";
+import type { Logger } from "../lib/logger.js";
 import type { WebhookEndpointStore } from "../store/webhook-endpoint-store.js";
 import type { DeliveryStatus } from "../store/delivery-queue.js";
 import { checkEndpointHost, checkEndpointUrl } from "../webhooks/endpoint-url.js";
@@ -24,7 +26,8 @@ export interface WebhookEndpointService {
   create(merchantId: string, request: CreateWebhookEndpointRequest): Promise<WebhookEndpointWithSecret>;
   list(merchantId: string): Promise<ListWebhookEndpointsResponse>;
   delete(merchantId: string, id: string): Promise<DeleteWebhookEndpointResponse>;
-  rotateSecret(merchantId: string, id: string): Promise<WebhookEndpointWithSecret>;
+  /** Replaces the secret; the old one signs for graceSeconds more (the field's rule: 0 to 24 h, default 24 h). */
+  rotateSecret(merchantId: string, request: RotateWebhookEndpointSecretRequest): Promise<WebhookEndpointWithSecret>;
   /** One page of an endpoint's deliveries, newest first; nextPageToken is "" on the last page. */
   listDeliveries(merchantId: string, request: ListWebhookDeliveriesRequest): Promise<ListWebhookDeliveriesResponse>;
 }
@@ -38,6 +41,8 @@ export interface WebhookEndpointServiceDeps {
   allowPrivateUrls: boolean;
   /** Resolves an endpoint's host at registration. */
   resolve: HostResolver;
+  /** The operator's log: the address and reason a URL's host was refused for (the merchant reads one sentence). */
+  logger?: Logger;
   /** Most endpoints one merchant may register; default maxWebhookEndpoints. */
   maxPerMerchant?: number;
   /** Secret bytes; crypto's by default (injected so tests can predict secrets). */
@@ -68,7 +73,7 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
   const maxPerMerchant = deps.maxPerMerchant ?? maxWebhookEndpoints;
   const random = deps.randomBytes ?? randomBytes;
   const notFound = (id: string) => new ConnectError(`webhook endpoint ${id} not found`, Code.NotFound);
-  const urlOptions = { allowPrivate: deps.allowPrivateUrls };
+  const urlOptions = { allowPrivate: deps.allowPrivateUrls, logger: deps.logger };
 
   return {
     async create(merchantId, request) {
@@ -100,9 +105,10 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
       return { $typeName: "payments.v2.DeleteWebhookEndpointResponse", status: 200, title: "OK", message: `Webhook endpoint ${id} deleted` };
     },
 
-    async rotateSecret(merchantId, id) {
+    async rotateSecret(merchantId, { id, graceSeconds }) {
       const secret = newSecret(random);
-      const endpoint = await endpoints.rotateSecret(merchantId, id, secret, clock.now());
+      // The field's rule ran in the pipeline: graceSeconds is 0 to 86400, its default filled in.
+      const endpoint = await endpoints.rotateSecret(merchantId, id, secret, clock.now(), graceSeconds! * 1000);
       if (!endpoint) throw notFound(id);
       return endpointWithSecretMessage(endpoint, secret);
     },

@@ -76,6 +76,16 @@ import type { SigningSecret } from "../domain/signing-secrets.js";
  * 5. release() drops leases without an attempt (the engine stopping before
  *    an answer came): the delivery stays pending and is claimable at once.
  *
+ * 6. Fair across merchants and endpoints (issue 21, §1). One claim takes due
+ *    deliveries round-robin over merchants: every merchant's oldest due
+ *    first, then every merchant's second, and so on (ties by nextAttemptAt,
+ *    createdAt, id), so a merchant with hundreds due never hides another's
+ *    one. A merchant holds at most perMerchantLimit of the claiming owner's
+ *    leases, so it never takes all of an instance's slots. A failing
+ *    endpoint (failingSince set) gets one delivery in flight at a time, and
+ *    one that timed out or refused pauses (EndpointEffect.pauseUntil): a
+ *    dead endpoint costs one slot per retry, not one per pending delivery.
+ *
  * Secrets leave the store decrypted only through claim() (SecretBox opens
  * them; secret-box.ts). Bodies are stored once per event and never logged.
  */
@@ -100,8 +110,17 @@ export interface ClaimRequest {
   leaseMs: number;
   /** At most this many deliveries in all (the engine's free slots). */
   limit: number;
-  /** At most this many deliveries under unexpired leases per endpoint, counting every owner's. */
+  /**
+   * At most this many deliveries under unexpired leases per endpoint,
+   * counting every owner's; 1 while the endpoint is failing (its
+   * failingSince is set): one probe at a time, a half-open circuit (see 6).
+   */
   perEndpointLimit: number;
+  /**
+   * At most this many of request.owner's unexpired leases per merchant: a
+   * merchant's share of the claiming instance's slots (see 6). Default: limit.
+   */
+  perMerchantLimit?: number;
 }
 
 /** ClaimedDelivery is everything one attempt needs, read in the claim. */
@@ -169,6 +188,13 @@ export type EndpointEffect =
       at: Date;
       /** Disable the endpoint when it has been failing since this time or earlier (5 days before at). */
       disableIfFailingSince: Date;
+      /**
+       * The endpoint timed out or refused: its other pending deliveries not
+       * under an unexpired lease and due before this time are not attempted
+       * before it (their nextAttemptAt moves to it, no attempt recorded), so
+       * a dead endpoint stops taking slots until its next retry (see 6).
+       */
+      pauseUntil?: Date;
     }
   | { kind: "gone" };
 

@@ -97,9 +97,9 @@ export interface WebhookEndpointStore {
   /**
    * Replaces the current secret with newSecret in one step
    * (rotateSigningSecrets in domain/signing-secrets.ts: the old one keeps
-   * signing for 24 hours). undefined: no such endpoint.
+   * signing for graceMs, any older one stops). undefined: no such endpoint.
    */
-  rotateSecret(merchantId: string, id: string, newSecret: string, at: Date): Promise<WebhookEndpointRecord | undefined>;
+  rotateSecret(merchantId: string, id: string, newSecret: string, at: Date, graceMs: number): Promise<WebhookEndpointRecord | undefined>;
   /** A page of one endpoint's deliveries with their attempts; undefined when the endpoint is unknown. */
   listDeliveries(query: DeliveryListQuery): Promise<WebhookDeliveryRecord[] | undefined>;
   /** Queues fresh deliveries of an event (RedeliverEvent), due at once. */

@@ -33,6 +33,12 @@ export interface DeliveryEngineOptions {
   concurrency?: number;
   /** Attempts in flight at once to one endpoint, over every instance (WEBHOOK_CONCURRENCY_PER_ENDPOINT, default 4). */
   perEndpointConcurrency?: number;
+  /**
+   * Of this instance's slots, the most one merchant's attempts hold at once
+   * (WEBHOOK_CONCURRENCY_PER_MERCHANT, default half of concurrency): a
+   * merchant whose endpoints hang can never take every slot.
+   */
+  perMerchantConcurrency?: number;
   /** Real time between two looks at the queue (WEBHOOK_POLL_INTERVAL_MS, default 1000). */
   pollIntervalMs?: number;
   /** Claim lease; default the sender's timeout + 30 s, and never shorter than the timeout + 1 s. */
@@ -70,8 +76,10 @@ interface Flight {
  * in batches of its free slots, sends each (signed with the endpoint's live
  * secrets), and completes it with the policy's decision, each on its own, so
  * a slow endpoint holds only its own slots: the queue never hands out more
- * than perEndpointConcurrency of one endpoint's deliveries at once, and every
- * other slot keeps serving other endpoints.
+ * than perEndpointConcurrency of one endpoint's deliveries at once (one while
+ * it is failing), nor more than perMerchantConcurrency of this instance's
+ * slots to one merchant, and takes merchants round-robin, so every other
+ * slot keeps serving other merchants (issue 21, §1).
  *
  * It looks at the queue every pollIntervalMs of real time, on wake(), and
  * whenever an attempt ends (a slot is free). Because the queue decides due-ness
@@ -89,12 +97,13 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
   const metrics = options.metrics ?? noWebhookMetrics;
   const concurrency = options.concurrency ?? 32;
   const perEndpointLimit = options.perEndpointConcurrency ?? 4;
+  const perMerchantLimit = Math.min(concurrency, options.perMerchantConcurrency ?? Math.max(1, Math.ceil(concurrency / 2)));
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
   const leaseMs = options.leaseMs ?? sender.timeoutMs + 30_000;
   const graceMs = options.graceMs ?? 10_000;
   const statsIntervalMs = options.statsIntervalMs ?? 15_000;
   const owner = options.instanceId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  if (!(concurrency >= 1 && perEndpointLimit >= 1)) throw new Error("webhook concurrency limits are at least 1");
+  if (!(concurrency >= 1 && perEndpointLimit >= 1 && perMerchantLimit >= 1)) throw new Error("webhook concurrency limits are at least 1");
   // A lease that can run out while its attempt is still within the timeout would let another instance send it too.
   if (leaseMs < sender.timeoutMs + 1000) throw new Error("the webhook claim lease must outlast the send timeout by at least 1 s");
 
@@ -124,7 +133,7 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
       if (free <= 0) return;
       let claimed: ClaimedDelivery[];
       try {
-        claimed = await queue.claim({ now: clock.now(), owner, leaseMs, limit: free, perEndpointLimit });
+        claimed = await queue.claim({ now: clock.now(), owner, leaseMs, limit: free, perEndpointLimit, perMerchantLimit });
       } catch (error) {
         logger.error({ err: error }, "webhook deliveries could not be claimed; retrying at the next poll");
         return;
@@ -192,6 +201,8 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
       durationMs: result.durationMs,
       outcome: result.outcome,
       error: result.error,
+      // The operator's log only: never recorded on the delivery the merchant reads (issue 21, §5).
+      ...(result.detail === undefined ? {} : { detail: result.detail }),
     };
     if (!completion.recorded) {
       logger.info({ ...fields, deliveryStatus: "unknown" }, "webhook attempt not recorded: its lease was taken over");

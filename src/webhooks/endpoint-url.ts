@@ -2,6 +2,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { isIP } from "node:net";
 import { bareHost } from "../rules/http-url.js";
 import { invalid } from "../rules/invalid.js";
+import type { Logger } from "../lib/logger.js";
 import { classifyAddress, type AddressClass } from "./address-class.js";
 import type { HostResolver, ResolvedAddress } from "./host-resolver.js";
 
@@ -14,6 +15,13 @@ import type { HostResolver, ResolvedAddress } from "./host-resolver.js";
  * checkEndpointHost) and, for the address, again at every delivery by the
  * sender: a host that resolved to a public address at registration may
  * resolve to 127.0.0.1 an hour later (DNS rebinding).
+ *
+ * Whatever the reason a host is refused (an IP literal that is not public, a
+ * name that resolves to a private or loopback address, a name that does not
+ * resolve), the merchant reads one sentence, notPublicMessage: telling an
+ * internal name from an unknown one, or naming the address and its class,
+ * would map the internal network for whoever registers URLs (issue 21, §5).
+ * The address and the reason go to the operator's log only.
  */
 
 export { bareHost };
@@ -24,6 +32,15 @@ export { bareHost };
  * (the sandbox turns it on by default; see readWebhookConfig).
  */
 export const privateUrlHint = "; local receivers need WEBHOOK_ALLOW_PRIVATE_URLS=true on the service (development only)";
+/**
+ * notPublicMessage is what a merchant reads about any refused host, at
+ * registration and in a delivery's recorded error: one sentence whatever the
+ * host resolves to, and whether it resolves (issue 21 §5), with the setting
+ * that allows local receivers (issue 22 §4).
+ */
+export function notPublicMessage(field = "the URL"): string {
+  return `${field}'s host does not resolve to a public address${privateUrlHint}`;
+}
 
 export interface EndpointUrlOptions {
   /** WEBHOOK_ALLOW_PRIVATE_URLS: also http, and hosts on private, loopback and other non-public addresses. */
@@ -38,19 +55,24 @@ export interface EndpointUrlOptions {
  * IPv4 forms such as 2130706433 written as 127.0.0.1), the form stored and
  * delivered to. Failures are InvalidArgument naming the field.
  */
-export function checkEndpointUrl(field: string, value: string, options: EndpointUrlOptions): URL {
+export function checkEndpointUrl(field: string, value: string, options: EndpointUrlOptions & { logger?: Logger }): URL {
   const url = new URL(value);
   if (url.protocol !== "https:" && !options.allowPrivate) throw invalid(`${field} must use https${privateUrlHint}`);
   const host = bareHost(url);
   if (isIP(host) !== 0 && !options.allowPrivate) {
     const kind = classifyAddress(host);
-    if (kind !== "public") throw invalid(`${field} must not point at a ${describe(kind)} address${privateUrlHint}`);
+    if (kind !== "public") {
+      options.logger?.info({ host, address: host, reason: describeAddressClass(kind) }, "webhook endpoint refused: its host is not a public address");
+      throw invalid(notPublicMessage(field));
+    }
   }
   return url;
 }
 
 export interface EndpointHostOptions extends EndpointUrlOptions {
   resolve: HostResolver;
+  /** The operator's log: why a host was refused (the merchant reads only notPublicMessage). */
+  logger?: Logger;
   /** Longest the lookup may take before the request is answered Unavailable (default 5 s). */
   timeoutMs?: number;
 }
@@ -59,7 +81,8 @@ export interface EndpointHostOptions extends EndpointUrlOptions {
  * checkEndpointHost resolves a registered URL's host and refuses it when any
  * address it resolves to is not public (unless allowed), or when it does not
  * resolve at all: an endpoint nobody can reach is a typo, better reported at
- * registration than after 32 hours of retries. A lookup that does not finish
+ * registration than after 32 hours of retries. Both answer the same
+ * notPublicMessage; the log says which it was. A lookup that does not finish
  * in time says nothing about the URL, so it is Unavailable (retry later), not
  * InvalidArgument.
  */
@@ -70,6 +93,10 @@ export async function checkEndpointHost(field: string, url: URL, options: Endpoi
   const timedOut = new Promise<"timeout">((resolve) => {
     timer = setTimeout(() => resolve("timeout"), options.timeoutMs ?? 5000);
   });
+  const refuse = (fields: Record<string, unknown>) => {
+    options.logger?.info({ host, ...fields }, "webhook endpoint refused: its host is not a public address");
+    return invalid(notPublicMessage(field));
+  };
   let addresses: ResolvedAddress[];
   try {
     const answer = await Promise.race([options.resolve(host), timedOut]);
@@ -77,14 +104,14 @@ export async function checkEndpointHost(field: string, url: URL, options: Endpoi
     addresses = answer;
   } catch (error) {
     if (error instanceof ConnectError) throw error;
-    throw invalid(`${field}'s host ${host} does not resolve`);
+    throw refuse({ reason: `does not resolve${(error as NodeJS.ErrnoException).code ? ` (${(error as NodeJS.ErrnoException).code})` : ""}` });
   } finally {
     clearTimeout(timer);
   }
-  if (addresses.length === 0) throw invalid(`${field}'s host ${host} does not resolve`);
+  if (addresses.length === 0) throw refuse({ reason: "resolves to no address" });
   if (options.allowPrivate) return;
   const refused = firstRefusedAddress(addresses);
-  if (refused) throw invalid(`${field}'s host ${host} resolves to a ${describe(refused.kind)} address${privateUrlHint}`);
+  if (refused) throw refuse({ address: refused.address, reason: `${describeAddressClass(refused.kind)} address` });
 }
 
 /** firstRefusedAddress is the first address that is not public, with its class; undefined when all are public. */
@@ -96,7 +123,7 @@ export function firstRefusedAddress(addresses: readonly ResolvedAddress[]): { ad
   return undefined;
 }
 
-/** describe names an address class in a sentence ("a loopback address", "a non-public (reserved) address"). */
-function describe(kind: AddressClass): string {
+/** describeAddressClass names an address class for the operator's log ("loopback", "non-public (reserved)"). */
+export function describeAddressClass(kind: AddressClass): string {
   return ["loopback", "private", "link-local", "multicast", "broadcast"].includes(kind) ? kind : `non-public (${kind})`;
 }

@@ -77,10 +77,16 @@ export interface RetryPolicy {
  *   delay of the schedule, jittered, or fails the delivery when the schedule
  *   is used up; and marks the endpoint failing, which disables it once it has
  *   been failing continuously for disableAfterFailingMs;
+ * - a timeout, a connection error or a refused address also pauses the
+ *   endpoint's other pending deliveries until that retry (pauseUntil): a
+ *   dead endpoint then takes one slot per retry, not one per delivery;
  * - Retry-After on a 429 or 503 is a floor on that delay, capped at
  *   maxRetryAfterMs (24 hours) so a receiver cannot park a delivery for ever;
  *   it never adds attempts.
  */
+/** Outcomes that say the endpoint is unreachable (a circuit opens until the retry), not that it refused this one event. */
+const unreachable = new Set<SendResult["outcome"]>(["timeout", "connection-error", "refused-address"]);
+
 export function createRetryPolicy(options: RetryPolicyOptions): RetryPolicy {
   const schedule = [...options.schedule];
   const jitter = options.jitter ?? 0.1;
@@ -104,7 +110,10 @@ export function createRetryPolicy(options: RetryPolicyOptions): RetryPolicy {
       if (step === undefined) return { next: { status: "failed" }, endpoint };
       let delay = Math.round(step * (1 + jitter * (2 * random() - 1)));
       if (result.retryAfterMs !== null) delay = Math.max(delay, Math.min(result.retryAfterMs, maxRetryAfterMs));
-      return { next: { status: "pending", nextAttemptAt: new Date(now.getTime() + delay) }, endpoint };
+      const nextAttemptAt = new Date(now.getTime() + delay);
+      // An endpoint that does not answer or refuses to connect is down, not picky: its other deliveries wait with this one.
+      if (unreachable.has(result.outcome)) endpoint.pauseUntil = nextAttemptAt;
+      return { next: { status: "pending", nextAttemptAt }, endpoint };
     },
   };
 }

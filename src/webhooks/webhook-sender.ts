@@ -1,9 +1,8 @@
-import http from "node:http";
-import https from "node:https";
-import { isIP, type LookupFunction } from "node:net";
+import { isIP } from "node:net";
+import { createEndpointPools, type EndpointPools } from "./endpoint-pools.js";
 import type { Clock } from "../lib/clock.js";
 import { createSystemClock } from "../lib/clock.js";
-import { bareHost, firstRefusedAddress } from "./endpoint-url.js";
+import { bareHost, describeAddressClass, firstRefusedAddress, notPublicMessage } from "./endpoint-url.js";
 import { systemResolver, type HostResolver, type ResolvedAddress } from "./host-resolver.js";
 import { parseRetryAfter } from "./retry-after.js";
 
@@ -30,8 +29,14 @@ export interface SendResult {
   retryAfterMs: number | null;
   /** Real time from the start of the DNS lookup to the answer's headers (or the failure). */
   durationMs: number;
-  /** Why, when no status says it; never a body, a header value or a secret. */
+  /**
+   * Why, when no status says it; never a body, a header value or a secret.
+   * Recorded on the delivery, so the merchant reads it: a refused or
+   * unresolvable host says only notPublicMessage().
+   */
   error: string | null;
+  /** What the operator's log adds to error (the address a host resolved to and its class, the DNS error); never recorded. */
+  detail?: string;
 }
 
 /** WebhookRequest: one signed delivery, ready to send. */
@@ -49,6 +54,8 @@ export interface WebhookSender {
   /** WEBHOOK_TIMEOUT_MS: the longest one attempt takes. */
   readonly timeoutMs: number;
   send(request: WebhookRequest): Promise<SendResult>;
+  /** Closes the kept connections (the engine has stopped). */
+  close(): Promise<void>;
 }
 
 export interface WebhookSenderOptions {
@@ -64,26 +71,31 @@ export interface WebhookSenderOptions {
   maxResponseBytes?: number;
   /** The real clock that HTTP-date Retry-After headers are read against. */
   wallClock?: Clock;
+  /** Connections kept per endpoint pool: WEBHOOK_CONCURRENCY_PER_ENDPOINT (default 4). */
+  connectionsPerEndpoint?: number;
 }
 
 /** The User-Agent of every delivery. */
 export const defaultWebhookUserAgent = "payment-intents-webhooks/1.0 (Standard Webhooks)";
 
 /**
- * createWebhookSender sends with node:http and node:https, one connection per
- * attempt (no pooling: each attempt connects to the address it has just
- * checked). The host is resolved once; when any address it resolves to is not
+ * createWebhookSender sends over undici keep-alive pools, one per endpoint
+ * origin and checked address set (endpoint-pools.ts, issue 21 §2). The host
+ * is resolved at every attempt; when any address it resolves to is not
  * public (and private URLs are not allowed) the attempt is refused before a
- * connection is made. The connection then goes to those checked addresses
- * only, through a lookup function that returns them, so a DNS answer that
- * changes between the check and the connection (DNS rebinding) cannot move it
- * elsewhere. The URL's host still names the Host header and TLS's SNI, and
- * certificates are verified against it as usual.
+ * connection is made. The attempt then goes through the pool of exactly
+ * those checked addresses, whose connections are made through a lookup
+ * function that returns them, so a DNS answer that changes between the check
+ * and the connection (DNS rebinding) cannot move it elsewhere, and a warm
+ * connection to an address no longer checked is never reused. The URL's
+ * host still names the Host header and TLS's SNI, and certificates are
+ * verified against it as usual.
  *
  * One timer bounds the whole attempt. Of the answer only the status line and
  * headers matter: at most maxResponseBytes (4 KiB) of its body are read and
  * dropped, then the connection is closed, so a receiver can neither make us
- * buffer nor hold a slot by trickling a body.
+ * buffer nor hold a slot by trickling a body; a body read to its end leaves
+ * the connection warm for the next delivery.
  */
 export function createWebhookSender(options: WebhookSenderOptions): WebhookSender {
   const resolve = options.resolve ?? systemResolver;
@@ -91,6 +103,7 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
   const maxResponseBytes = options.maxResponseBytes ?? 4096;
   const wallClock = options.wallClock ?? createSystemClock();
   const { timeoutMs, allowPrivate } = options;
+  const pools: EndpointPools = createEndpointPools({ connectionsPerPool: options.connectionsPerEndpoint ?? 4, connectTimeoutMs: timeoutMs });
 
   async function addressesOf(host: string): Promise<ResolvedAddress[]> {
     const family = isIP(host);
@@ -98,126 +111,106 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
     return resolve(host);
   }
 
+  /** Reads at most maxResponseBytes of a body, then drops the rest (and its connection). */
+  async function drain(body: AsyncIterable<Buffer> & { destroy(): void }) {
+    let read = 0;
+    try {
+      for await (const chunk of body) {
+        read += chunk.length;
+        if (read > maxResponseBytes) {
+          body.destroy();
+          return;
+        }
+      }
+    } catch {
+      // The timer cut it, or the receiver did: the outcome was decided from the headers.
+    }
+  }
+
   return {
     timeoutMs,
-    send(request) {
+    close: () => pools.close(),
+    async send(request) {
       const started = performance.now();
       const url = new URL(request.url);
       const host = bareHost(url);
-      return new Promise<SendResult>((done) => {
-        let settled = false;
-        let outgoing: http.ClientRequest | undefined;
-        const finish = (outcome: SendOutcome, fields: Partial<SendResult> = {}) => {
-          if (settled) return;
-          settled = true;
-          request.signal?.removeEventListener("abort", onAbort);
-          done({
-            outcome,
-            statusCode: null,
-            retryAfterMs: null,
-            error: null,
-            ...fields,
-            durationMs: Math.round(performance.now() - started),
-          });
-        };
-        // The timer also ends a body still trickling in after the headers were classified.
-        const timer = setTimeout(() => {
-          finish("timeout", { error: `no answer within ${timeoutMs} ms` });
-          outgoing?.destroy();
-        }, timeoutMs);
-        const onAbort = () => {
-          finish("aborted", { error: "the delivery engine stopped" });
-          clearTimeout(timer);
-          outgoing?.destroy();
-        };
-        if (request.signal?.aborted) return onAbort();
-        request.signal?.addEventListener("abort", onAbort);
-
-        addressesOf(host).then(
-          (addresses) => {
-            if (settled) return;
-            if (addresses.length === 0) {
-              clearTimeout(timer);
-              return finish("connection-error", { error: "the host resolves to no address" });
-            }
-            const refused = allowPrivate ? undefined : firstRefusedAddress(addresses);
-            if (refused) {
-              clearTimeout(timer);
-              return finish("refused-address", { error: `the host resolves to ${refused.address}, a ${refused.kind} address` });
-            }
-            outgoing = (url.protocol === "https:" ? https : http).request({
-              protocol: url.protocol,
-              hostname: host,
-              port: url.port === "" ? undefined : Number(url.port),
-              path: `${url.pathname}${url.search}`,
-              method: "POST",
-              agent: false,
-              lookup: pinnedLookup(addresses),
-              headers: {
-                ...request.headers,
-                "content-type": "application/json",
-                "content-length": String(Buffer.byteLength(request.body)),
-                "user-agent": userAgent,
-              },
-            });
-            outgoing.on("response", (response) => {
-              const statusCode = response.statusCode ?? 0;
-              if (statusCode >= 200 && statusCode < 300) finish("success", { statusCode });
-              else if (statusCode === 410) finish("gone", { statusCode });
-              else {
-                const retryAfter = statusCode === 429 || statusCode === 503 ? response.headers["retry-after"] : undefined;
-                finish("http-error", {
-                  statusCode,
-                  retryAfterMs: parseRetryAfter(retryAfter, wallClock.now()),
-                  error: statusCode >= 300 && statusCode < 400 ? "redirects are not followed" : null,
-                });
-              }
-              let read = 0;
-              response.on("data", (chunk: Buffer) => {
-                read += chunk.length;
-                if (read > maxResponseBytes) outgoing?.destroy();
-              });
-              response.on("error", () => {});
-              response.on("close", () => {
-                clearTimeout(timer);
-                outgoing?.destroy();
-              });
-            });
-            outgoing.on("error", (error: NodeJS.ErrnoException) => {
-              clearTimeout(timer);
-              finish("connection-error", { error: describeError(error) });
-            });
-            outgoing.end(request.body);
-          },
-          (error: NodeJS.ErrnoException) => {
-            clearTimeout(timer);
-            finish("connection-error", { error: `DNS lookup failed${error.code ? ` (${error.code})` : ""}` });
-          },
-        );
+      const result = (outcome: SendOutcome, fields: Partial<SendResult> = {}): SendResult => ({
+        outcome,
+        statusCode: null,
+        retryAfterMs: null,
+        error: null,
+        ...fields,
+        durationMs: Math.round(performance.now() - started),
       });
+      if (request.signal?.aborted) return result("aborted", { error: "the delivery engine stopped" });
+      // One timer bounds DNS, connection, TLS and the answer's headers, and then what is read of its body.
+      const timer = new AbortController();
+      const timeout = setTimeout(() => timer.abort(), timeoutMs);
+      const signal = request.signal ? AbortSignal.any([request.signal, timer.signal]) : timer.signal;
+      const cut = () =>
+        request.signal?.aborted ? result("aborted", { error: "the delivery engine stopped" }) : result("timeout", { error: `no answer within ${timeoutMs} ms` });
+      const whenCut = new Promise<"cut">((done) => signal.addEventListener("abort", () => done("cut"), { once: true }));
+      let bodyLeft = false;
+      try {
+        let addresses: ResolvedAddress[];
+        try {
+          const answer = await Promise.race([addressesOf(host), whenCut]);
+          if (answer === "cut") return cut();
+          addresses = answer;
+        } catch (error) {
+          const code = (error as NodeJS.ErrnoException).code;
+          return result("connection-error", { error: notPublicMessage(), detail: `DNS lookup failed${code ? ` (${code})` : ""}` });
+        }
+        if (addresses.length === 0) return result("connection-error", { error: notPublicMessage(), detail: "the host resolves to no address" });
+        const refused = allowPrivate ? undefined : firstRefusedAddress(addresses);
+        if (refused) {
+          return result("refused-address", {
+            error: notPublicMessage(),
+            detail: `the host resolves to ${refused.address}, a ${describeAddressClass(refused.kind)} address`,
+          });
+        }
+        let response;
+        try {
+          response = await pools.poolFor(url.origin, addresses).request({
+            path: `${url.pathname}${url.search}`,
+            method: "POST",
+            headers: { ...request.headers, "content-type": "application/json", "user-agent": userAgent },
+            body: request.body,
+            signal,
+            headersTimeout: timeoutMs,
+            bodyTimeout: timeoutMs,
+          });
+        } catch (error) {
+          if (signal.aborted) return cut();
+          return result("connection-error", { error: describeError(error as NodeJS.ErrnoException) });
+        }
+        const statusCode = response.statusCode;
+        let decided: SendResult;
+        if (statusCode >= 200 && statusCode < 300) decided = result("success", { statusCode });
+        else if (statusCode === 410) decided = result("gone", { statusCode });
+        else {
+          const header = statusCode === 429 || statusCode === 503 ? response.headers["retry-after"] : undefined;
+          decided = result("http-error", {
+            statusCode,
+            retryAfterMs: parseRetryAfter(Array.isArray(header) ? header[0] : header, wallClock.now()),
+            error: statusCode >= 300 && statusCode < 400 ? "redirects are not followed" : null,
+          });
+        }
+        // The outcome is known from the headers; the body is read (a little, under the same timer) only to keep the connection.
+        bodyLeft = true;
+        void drain(response.body).finally(() => clearTimeout(timeout));
+        return decided;
+      } finally {
+        if (!bodyLeft) clearTimeout(timeout);
+      }
     },
-  };
-}
-
-/**
- * pinnedLookup answers a socket's lookup with the addresses already checked,
- * whatever the DNS says now. Node asks for all addresses (family
- * auto-selection) or for one, of a family or any.
- */
-function pinnedLookup(addresses: readonly ResolvedAddress[]): LookupFunction {
-  return (_hostname, options, callback) => {
-    const wanted = options.family === 4 || options.family === 6 ? addresses.filter((a) => a.family === options.family) : addresses;
-    if (wanted.length === 0) {
-      const error: NodeJS.ErrnoException = new Error("no checked address of the requested family");
-      error.code = "ENOTFOUND";
-      return callback(error, "", 0);
-    }
-    if (options.all) return callback(null, wanted.map(({ address, family }) => ({ address, family })));
-    callback(null, wanted[0]!.address, wanted[0]!.family);
   };
 }
 
 /** describeError: the error's code and message (Node's messages name the address and port, never a body). */
 function describeError(error: NodeJS.ErrnoException): string {
-  return error.code && !error.message.includes(error.code) ? `${error.code}: ${error.message}` : error.message;
+  // undici wraps the socket's error (ECONNREFUSED, a certificate refused) as its cause.
+  const cause = error.cause as NodeJS.ErrnoException | undefined;
+  const inner = cause instanceof Error ? cause : error;
+  return inner.code && !inner.message.includes(inner.code) ? `${inner.code}: ${inner.message}` : inner.message;
 }

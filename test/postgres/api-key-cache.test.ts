@@ -54,6 +54,20 @@ describe("PostgreSQL API key verification cache", { skip }, () => {
     assert.deepEqual(await stores.apiKeys.verify(key), { merchantId: "merchantA", merchantName: "Merchant A" });
   });
 
+  it("rechecks a cached key in the database: a key revoked elsewhere is refused at once, and leaves the cache", async () => {
+    const key = "sk_test_revoked_elsewhere_0003";
+    await storeElsewhere(key);
+    const merchant = { merchantId: "merchantA", merchantName: "Merchant A" };
+    assert.deepEqual(await stores.apiKeys.verify(key), merchant);
+    assert.deepEqual(await stores.apiKeys.recheck!(key), merchant, "still valid");
+    await queryDatabase(db.url, "update api_keys set revoked_at = now() where key_hash = $1", [hashApiKey(key).toString("hex")]);
+    assert.deepEqual(await stores.apiKeys.verify(key), merchant, "the cache still holds it");
+    const before = sent();
+    assert.equal(await stores.apiKeys.recheck!(key), undefined);
+    assert.equal(sent() - before, 2, "one round trip, whatever the cache holds");
+    assert.equal(await stores.apiKeys.verify(key), undefined, "gone from the cache too");
+  });
+
   it("knows at once a key added through this store, even one it had seen as unknown", async () => {
     const key = "sk_test_added_here_after_a_miss_02";
     assert.equal(await stores.apiKeys.verify(key), undefined);

@@ -29,17 +29,22 @@ describe("PostgreSQL delivery queue", { skip }, () => {
 
   const makeHarness = async (): Promise<DeliveryQueueHarness> => {
     await query("truncate webhook_deliveries, webhook_endpoints, events");
+    const merchantOf = new Map<string, string>();
     return {
       queue: stores.deliveryQueue,
       async addEndpoint(endpoint) {
         const status = endpoint.status ?? "enabled";
+        const owner = endpoint.merchantId ?? merchantId;
+        if (owner !== merchantId) await stores.apiKeys.ensureMerchant(owner, owner);
+        merchantOf.set(endpoint.id, owner);
         await query(
           `insert into webhook_endpoints (merchant_id, id, url, event_types, status, disabled_reason, secrets, created_at, updated_at)
            values ($1, $2, $3, '{}', $4, $5, $6::jsonb, now(), now())`,
-          [merchantId, endpoint.id, endpoint.url, status, status === "disabled" ? "gone" : null, sealSecrets(secretBox, endpoint.id, endpoint.secrets)],
+          [owner, endpoint.id, endpoint.url, status, status === "disabled" ? "gone" : null, sealSecrets(secretBox, endpoint.id, endpoint.secrets)],
         );
       },
       async enqueue(delivery) {
+        const merchantId = merchantOf.get(delivery.endpointId) ?? "mer_queue";
         await query(
           `insert into events (merchant_id, id, type, payment_intent_id, created_at, payload, body)
            values ($1, $2, $3, 'pi_queue', $4, '\\x', $5) on conflict do nothing`,

@@ -66,7 +66,7 @@ describe("PostgreSQL webhook and event query plans", { skip }, () => {
     const candidates = await plan(claimStatements.candidatesText, [now, 10, 20]);
     assert.deepEqual(seqScans(candidates, "webhook_deliveries"), []);
     assert.ok(indexes(candidates).has("webhook_deliveries_due_idx"), [...indexes(candidates)].join(", "));
-    const claim = await plan(claimStatements.claimText, ["{m_1,m_2}", "{we_1,we_2}", now, 10, 20, "owner", 60000]);
+    const claim = await plan(claimStatements.claimText, ["{m_1,m_2}", "{we_1,we_2}", now, 10, 20, "owner", 60000, 16]);
     assert.deepEqual(seqScans(claim, "webhook_deliveries"), []);
     assert.ok(indexes(claim).has("webhook_deliveries_endpoint_pending_idx"), [...indexes(claim)].join(", "));
   });

@@ -225,7 +225,7 @@ describe("no client value in any SQL text", { skip }, () => {
       assert.equal(created.created, true);
       await hooked.endpoints.list(hooks.merchantId);
       await hooked.endpoints.findById(hooks.merchantId, hooks.endpointId);
-      await hooked.endpoints.rotateSecret(hooks.merchantId, hooks.endpointId, hooks.newSecret, now);
+      await hooked.endpoints.rotateSecret(hooks.merchantId, hooks.endpointId, hooks.newSecret, now, 86_400_000);
 
       const record: PaymentIntentRecord = {
         id: hooks.intentId,

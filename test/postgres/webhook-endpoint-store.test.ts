@@ -95,9 +95,9 @@ describe("PostgresWebhookEndpointStore", { skip }, () => {
     assert.ok(!rows[0]!.secrets.includes(secret.slice(6)), "no secret in the clear");
     assert.match(rows[0]!.secrets, /"v1:/);
 
-    const rotated = await stores.endpoints.rotateSecret(merchantId, e.id, "whsec_bmV3", at(500_000));
+    const rotated = await stores.endpoints.rotateSecret(merchantId, e.id, "whsec_bmV3", at(500_000), 86_400_000);
     assert.equal(rotated?.updatedAt.getTime(), at(500_000).getTime());
-    assert.equal(await stores.endpoints.rotateSecret("mer_other", e.id, "whsec_bmV3", at(500_000)), undefined);
+    assert.equal(await stores.endpoints.rotateSecret("mer_other", e.id, "whsec_bmV3", at(500_000), 86_400_000), undefined);
     await insertEvent("evt_1");
     await query(
       `insert into webhook_deliveries (merchant_id, id, event_id, endpoint_id, status, next_attempt_at, created_at, updated_at)

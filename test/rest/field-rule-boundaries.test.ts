@@ -229,6 +229,7 @@ describe(`the field rules at their boundaries, over REST and Connect, against th
         ListSettlementAccounts: {},
         ListEvents: {},
         ListWebhookDeliveries: { id: endpoint.id },
+        RotateWebhookEndpointSecret: { id: endpoint.id },
       },
       pools: {
         paymentMethod: [...catalogue, "proc_g"],
@@ -246,8 +247,10 @@ describe(`the field rules at their boundaries, over REST and Connect, against th
     let documentProblems: string[];
     let response;
     if (route.body === "*") {
-      documentProblems = validator.problemsOf(operation.requestBody!.content["application/json"]!.schema, json);
-      response = await rest.request(route.httpMethod, path, { json });
+      // A path variable goes in the path only (RotateWebhookEndpointSecret's id), never in the body too.
+      const body = Object.fromEntries(Object.entries(json).filter(([name]) => !route.path.variables.includes(name)));
+      documentProblems = validator.problemsOf(operation.requestBody!.content["application/json"]!.schema, body);
+      response = await rest.request(route.httpMethod, path, { json: body });
     } else {
       const query = new URLSearchParams();
       documentProblems = [];
@@ -281,7 +284,7 @@ describe(`the field rules at their boundaries, over REST and Connect, against th
   it("walks the merchant requests that have field rules", () => {
     assert.deepEqual(
       routes.map(({ route }) => route.method.name).sort(),
-      ["CreatePaymentIntent", "CreateSettlementAccount", "CreateWebhookEndpoint", "ListEvents", "ListPaymentIntents", "ListSettlementAccounts", "ListWebhookDeliveries"],
+      ["CreatePaymentIntent", "CreateSettlementAccount", "CreateWebhookEndpoint", "ListEvents", "ListPaymentIntents", "ListSettlementAccounts", "ListWebhookDeliveries", "RotateWebhookEndpointSecret"],
     );
   });
 

@@ -61,7 +61,7 @@ describe("the event and endpoint API in the started service", () => {
   it("serves both services over Connect and gRPC, and ends streams when the server closes", async () => {
     const as = (signal?: AbortSignal): CallOptions => ({ headers: { authorization: `Bearer ${service.apiKey}` }, signal });
     const endpoints = createClient(WebhookEndpointService, createConnectTransport({ baseUrl: service.url, httpVersion: "1.1" }));
-    await assert.rejects(endpoints.createWebhookEndpoint({ url: "https://127.0.0.1/hooks" }, as()), /must not point at a loopback address/);
+    await assert.rejects(endpoints.createWebhookEndpoint({ url: "https://127.0.0.1/hooks" }, as()), /url's host does not resolve to a public address$/);
     const events = createClient(EventService, createGrpcTransport({ baseUrl: service.url }));
     const stream = events.streamEvents({}, as())[Symbol.asyncIterator]();
     await new Promise((resolve) => setTimeout(resolve, 200));

@@ -245,11 +245,14 @@ describe("RPC protocol conformance (issue 22 §3)", () => {
       }
     });
 
-    // This server serves no grpc.health.v1.Health: each of connect-node's transports must read Unimplemented.
+    // A service this server does not serve (Health's shape under another name): each of connect-node's transports must read Unimplemented.
+    const unknownService = { ...Health, typeName: "payments.v2.NoSuchService" } as typeof Health;
+    const check = { ...Health.method.check, parent: unknownService };
+    Object.assign(unknownService, { method: { check }, methods: [check] });
     for (const protocol of rpcProtocols) {
       it(`answers connect-node over ${protocol.name} with Unimplemented`, async () => {
-        const health = createClient(Health, protocol.transport(server.url, []));
-        await expectConnectError(health.check({}), Code.Unimplemented, "/grpc.health.v1.Health/Check is not a method of this service");
+        const client = createClient(unknownService, protocol.transport(server.url, []));
+        await expectConnectError(client.check({}), Code.Unimplemented, "/payments.v2.NoSuchService/Check is not a method of this service");
       });
     }
 

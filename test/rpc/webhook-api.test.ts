@@ -10,7 +10,7 @@ import { createEventMaker } from "../support/event-maker.js";
 import { createManualClock } from "../support/manual-clock.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 import { expectConnectError, rpcProtocols } from "./support/rpc-helpers.js";
-import { privateUrlHint } from "../../src/webhooks/endpoint-url.js";
+import { notPublicMessage, privateUrlHint } from "../../src/webhooks/endpoint-url.js";
 
 // The unary RPCs of EventService and WebhookEndpointService over every
 // protocol; each protocol gets its own server, so its lists hold its own data.
@@ -76,7 +76,7 @@ for (const protocol of rpcProtocols) {
       await expectConnectError(
         endpoints.createWebhookEndpoint({ url: "https://internal.example/" }, as()),
         Code.InvalidArgument,
-        `url's host internal.example resolves to a private address${privateUrlHint}`,
+        notPublicMessage("url"),
       );
       await expectConnectError(endpoints.listWebhookDeliveries({ id: "we_x", pageSize: 101 }, as()), Code.InvalidArgument, "pageSize must be an integer from 1 to 100");
       await expectConnectError(endpoints.listWebhookDeliveries({ id: "we_x" }, as()), Code.NotFound, "webhook endpoint we_x not found");

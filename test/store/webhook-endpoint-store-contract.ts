@@ -140,7 +140,7 @@ export function describeWebhookEndpointStoreContract(name: string, makeStores: M
         [kept.id],
       );
       assert.equal(await deliveries(doomed.id), undefined);
-      assert.deepEqual(await endpoints.rotateSecret(merchantA, doomed.id, "whsec_bmV3", at(12)), undefined);
+      assert.deepEqual(await endpoints.rotateSecret(merchantA, doomed.id, "whsec_bmV3", at(12), rotationOverlapMs), undefined);
 
       await insert(3);
       const claimed = await claimAll();
@@ -154,15 +154,32 @@ export function describeWebhookEndpointStoreContract(name: string, makeStores: M
     it("rotates the secret: the new one first, the old one signing for 24 hours more", async () => {
       const input = newEndpoint({ createdAt: at(1) });
       await endpoints.create(input, 10);
-      const rotated = await endpoints.rotateSecret(merchantA, input.id, "whsec_c2Vjb25kIHNlY3JldA==", at(100));
+      const rotated = await endpoints.rotateSecret(merchantA, input.id, "whsec_c2Vjb25kIHNlY3JldA==", at(100), rotationOverlapMs);
       assert.deepEqual([rotated?.id, rotated?.status, rotated?.updatedAt, rotated?.createdAt], [input.id, "enabled", at(100), at(1)]);
-      assert.equal(await endpoints.rotateSecret(merchantB, input.id, "whsec_b3RoZXI=", at(101)), undefined);
+      assert.equal(await endpoints.rotateSecret(merchantB, input.id, "whsec_b3RoZXI=", at(101), rotationOverlapMs), undefined);
       await insert(1);
       const [claimed] = await claimAll();
       assert.deepEqual(claimed!.endpoint.secrets, [
         { secret: "whsec_c2Vjb25kIHNlY3JldA==", expiresAt: null },
         { secret: input.secret, expiresAt: new Date(at(100).getTime() + rotationOverlapMs) },
       ]);
+    });
+
+    it("keeps at most two secrets: a rotation ends the older grace, and a grace of 0 retires the replaced secret at once", async () => {
+      const input = newEndpoint({ createdAt: at(1) });
+      await endpoints.create(input, 10);
+      await endpoints.rotateSecret(merchantA, input.id, "whsec_Yg==", at(100), rotationOverlapMs);
+      await endpoints.rotateSecret(merchantA, input.id, "whsec_Yw==", at(200), 60_000);
+      await insert(1);
+      const [first] = await claimAll();
+      assert.deepEqual(first!.endpoint.secrets, [
+        { secret: "whsec_Yw==", expiresAt: null },
+        { secret: "whsec_Yg==", expiresAt: new Date(at(200).getTime() + 60_000) },
+      ]);
+      await h.queue.release([first!.lease]);
+      await endpoints.rotateSecret(merchantA, input.id, "whsec_ZA==", at(300), 0);
+      const [second] = await claimAll();
+      assert.deepEqual(second!.endpoint.secrets, [{ secret: "whsec_ZA==", expiresAt: null }]);
     });
 
     it("lists an endpoint's deliveries newest first in keyset pages, filtered by status, with their attempts", async () => {

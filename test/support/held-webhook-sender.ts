@@ -28,6 +28,7 @@ export function createHeldWebhookSender(timeoutMs = 10_000): HeldWebhookSender {
   return {
     timeoutMs,
     held,
+    async close() {},
     next() {
       const ready = untaken.shift();
       return ready ? Promise.resolve(ready) : new Promise((resolve) => waiting.push(resolve));

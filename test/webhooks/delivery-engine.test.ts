@@ -3,6 +3,7 @@ import { afterEach, describe, it } from "node:test";
 import { WebhookVerificationError } from "standardwebhooks";
 import { generateWebhookSecret } from "../../src/webhooks/signing.js";
 import { rotateSigningSecrets } from "../../src/domain/signing-secrets.js";
+import { createWebhookSender } from "../../src/webhooks/webhook-sender.js";
 import { sleep, startEngineHarness, verifyDelivery, type EngineHarness } from "./support/engine-harness.js";
 import { startReceiver, waitUntil, type Answer, type ReceivedRequest, type Receiver } from "./support/receiver.js";
 
@@ -50,6 +51,22 @@ describe("createDeliveryEngine", () => {
     assert.deepEqual(h.metrics.attempts.map((a) => a.outcome), ["success"]);
     assert.deepEqual(h.metrics.deliveries, [{ outcome: "succeeded", seconds: 0 }]);
     assert.equal(r.received.length, 1);
+  });
+
+  it("records one sentence for a refused host; the address and its class go to the operator's log only", async () => {
+    h = startEngineHarness({ engine: { sender: createWebhookSender({ timeoutMs: 2000, allowPrivate: false }) } });
+    const r = await receiver();
+    const endpoint = h.endpoint(r.url);
+    const { deliveryId } = h.deliver(endpoint.id);
+    await waitUntil(() => h.queue.delivery(deliveryId)!.attempts.length === 1, "the refused attempt is recorded");
+    const [attempt] = h.queue.delivery(deliveryId)!.attempts;
+    assert.deepEqual(
+      { statusCode: attempt!.statusCode, error: attempt!.error },
+      { statusCode: null, error: "the URL's host does not resolve to a public address" },
+    );
+    const line = h.logs.lines().find((l) => l["msg"] === "webhook attempt" && l["deliveryId"] === deliveryId);
+    assert.equal(line?.["detail"], "the host resolves to 127.0.0.1, a loopback address");
+    assert.equal(r.received.length, 0);
   });
 
   it("retries a 500 after the schedule's delay on the injected clock, within a poll interval of the clock's jump", async () => {

@@ -2,8 +2,9 @@ import assert from "node:assert/strict";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { describe, it } from "node:test";
 import { classifyAddress, isPublicAddress, type AddressClass } from "../../src/webhooks/address-class.js";
-import { checkEndpointHost, checkEndpointUrl } from "../../src/webhooks/endpoint-url.js";
+import { checkEndpointHost, checkEndpointUrl, notPublicMessage } from "../../src/webhooks/endpoint-url.js";
 import type { HostResolver } from "../../src/webhooks/host-resolver.js";
+import { silentLogger } from "../../src/lib/logger.js";
 
 describe("classifyAddress", () => {
   const table: [string, AddressClass][] = [
@@ -130,13 +131,15 @@ describe("checkEndpointUrl", () => {
       "https://[fd00::1]/x",
       "https://0.0.0.0/x",
     ]) {
-      assertInvalid(() => checkEndpointUrl("url", url, strict), /^url must not point at a .* address; local receivers need WEBHOOK_ALLOW_PRIVATE_URLS=true/);
+      assertInvalid(() => checkEndpointUrl("url", url, strict), /^url's host does not resolve to a public address; local receivers need WEBHOOK_ALLOW_PRIVATE_URLS=true on the service \(development only\)$/);
       assert.ok(checkEndpointUrl("url", url, loose), url);
     }
   });
 
   // The URL's syntax is the url field's rule, checked before the service runs: test/unit/request-checker.test.ts.
 });
+
+const notPublic = notPublicMessage("url");
 
 describe("checkEndpointHost", () => {
   const resolverOf = (answers: Record<string, string[]>): HostResolver => async (host) => {
@@ -156,26 +159,35 @@ describe("checkEndpointHost", () => {
     await checkEndpointHost("url", new URL("https://hooks.example.com/x"), { allowPrivate: false, resolve });
   });
 
-  it("refuses a host with any non-public address, unless allowed", async () => {
-    for (const [host, message] of [
-      ["internal.example.com", /^url's host internal.example.com resolves to a private address; local receivers need/],
-      ["metadata.example.com", /resolves to a link-local address/],
-      ["v6local.example.com", /resolves to a loopback address/],
+  it("refuses a host with any non-public address, unless allowed, in one sentence; the address goes to the operator's log", async () => {
+    for (const [host, address, reason] of [
+      ["internal.example.com", "10.0.0.7", "private address"],
+      ["metadata.example.com", "169.254.169.254", "link-local address"],
+      ["v6local.example.com", "::1", "loopback address"],
     ] as const) {
+      const logged: Record<string, unknown>[] = [];
+      const logger = { ...silentLogger, info: (fields: Record<string, unknown>) => void logged.push(fields) };
       await assert.rejects(
-        checkEndpointHost("url", new URL(`https://${host}/x`), { allowPrivate: false, resolve }),
-        (error: unknown) => error instanceof ConnectError && error.code === Code.InvalidArgument && message.test(error.rawMessage),
+        checkEndpointHost("url", new URL(`https://${host}/x`), { allowPrivate: false, resolve, logger }),
+        (error: unknown) => error instanceof ConnectError && error.code === Code.InvalidArgument && error.rawMessage === notPublic,
       );
+      assert.deepEqual(logged, [{ host, address, reason }]);
       await checkEndpointHost("url", new URL(`https://${host}/x`), { allowPrivate: true, resolve });
     }
   });
 
-  it("refuses a host that does not resolve, even when private URLs are allowed", async () => {
-    for (const host of ["nowhere.example.com", "empty.example.com"]) {
+  it("refuses a host that does not resolve with the same sentence as an internal one, even when private URLs are allowed", async () => {
+    for (const [host, reason] of [
+      ["nowhere.example.com", "does not resolve (ENOTFOUND)"],
+      ["empty.example.com", "resolves to no address"],
+    ] as const) {
+      const logged: Record<string, unknown>[] = [];
+      const logger = { ...silentLogger, info: (fields: Record<string, unknown>) => void logged.push(fields) };
       await assert.rejects(
-        checkEndpointHost("url", new URL(`https://${host}/x`), { allowPrivate: true, resolve }),
-        (error: unknown) => error instanceof ConnectError && error.rawMessage === `url's host ${host} does not resolve`,
+        checkEndpointHost("url", new URL(`https://${host}/x`), { allowPrivate: true, resolve, logger }),
+        (error: unknown) => error instanceof ConnectError && error.code === Code.InvalidArgument && error.rawMessage === notPublic,
       );
+      assert.deepEqual(logged, [{ host, reason }]);
     }
   });
 

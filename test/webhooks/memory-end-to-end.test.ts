@@ -62,6 +62,51 @@ describe("webhooks end to end (memory stores)", () => {
     return res.body;
   }
 
+  it("signs with at most two secrets after 3,000 rotations (the newest and the one in its grace); a grace of 0 retires the old at once", async () => {
+    const r = await receiver();
+    const made = await service.call("POST", "/v2/webhook-endpoints", { key: merchant.apiKey, json: { url: r.url } });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const rotate = async (json: Record<string, unknown>) => {
+      const res = await service.call("POST", `/v2/webhook-endpoints/${made.body.id}/rotate-secret`, { key: merchant.apiKey, json });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      return res.body.secret as string;
+    };
+    const secrets = [made.body.secret as string];
+    // 2,990 rotations through the store (REST costs ~10 ms each on a shared machine), the last 10 over REST.
+    for (let i = 0; i < 2990; i++) {
+      const secret = generateWebhookSecret();
+      await service.running.webhooks.endpoints.rotateSecret(merchant.merchantId, made.body.id, secret, new Date(), 86_400_000);
+      secrets.push(secret);
+    }
+    for (let i = 0; i < 10; i++) secrets.push(await rotate({}));
+    await createIntent();
+    const got = await r.nth(1);
+    const signatures = String(got.headers["webhook-signature"]).split(" ");
+    assert.equal(signatures.length, 2, "the newest secret and the one it replaced");
+    for (const secret of secrets.slice(-2)) new Webhook(secret).verify(got.body, got.headers as Record<string, string>);
+    assert.throws(() => new Webhook(secrets.at(-3)!).verify(got.body, got.headers as Record<string, string>), "an older grace ended");
+
+    const leaked = secrets.at(-1)!;
+    const fresh = await rotate({ graceSeconds: 0 });
+    await createIntent();
+    const next = await r.nth(2);
+    assert.equal(String(next.headers["webhook-signature"]).split(" ").length, 1);
+    new Webhook(fresh).verify(next.body, next.headers as Record<string, string>);
+    assert.throws(() => new Webhook(leaked).verify(next.body, next.headers as Record<string, string>), "retired at once");
+
+    for (const graceSeconds of [-1, 86401, 1.5, "60"]) {
+      const res = await service.call("POST", `/v2/webhook-endpoints/${made.body.id}/rotate-secret`, { key: merchant.apiKey, json: { graceSeconds } });
+      assert.equal(res.status, 400, JSON.stringify(graceSeconds));
+    }
+    const refused = await service.call("POST", `/v2/webhook-endpoints/${made.body.id}/rotate-secret`, { key: merchant.apiKey, json: { graceSeconds: 86401 } });
+    assert.deepEqual(refused.body, {
+      status: 400,
+      title: "Bad Request",
+      message: "graceSeconds must be a whole number of seconds from 0 to 86400 (24 hours)",
+    });
+    assert.equal((await service.call("DELETE", `/v2/webhook-endpoints/${made.body.id}`, { key: merchant.apiKey })).status, 200);
+  });
+
   it("delivers a created intent's event, verified by standardwebhooks, with the intent in the GET shape", async () => {
     const r = await receiver();
     const endpoint = await register(r.url);

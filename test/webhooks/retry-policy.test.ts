@@ -43,7 +43,9 @@ describe("createRetryPolicy", () => {
   it("retries every other result after the schedule's next delay, then fails after the last", () => {
     assert.equal(exact.maxAttempts, 4);
     for (const outcome of ["http-error", "timeout", "connection-error", "refused-address"] as const) {
-      assert.deepEqual(exact.decide(result(outcome), 1, now), { next: pending(5000), endpoint: failing }, outcome);
+      // An endpoint that does not answer or refuses pauses its other deliveries until this retry; an HTTP error does not.
+      const endpoint = outcome === "http-error" ? failing : { ...failing, pauseUntil: at(5000) };
+      assert.deepEqual(exact.decide(result(outcome), 1, now), { next: pending(5000), endpoint }, outcome);
       assert.deepEqual(exact.decide(result(outcome), 2, now).next, pending(300_000), outcome);
       assert.deepEqual(exact.decide(result(outcome), 3, now).next, pending(1_800_000), outcome);
       assert.deepEqual(exact.decide(result(outcome), 4, now), { next: { status: "failed" }, endpoint: failing }, outcome);
@@ -73,7 +75,7 @@ describe("createRetryPolicy", () => {
 
   it("asks to disable an endpoint failing since 5 days (or the configured span)", () => {
     const quick = createRetryPolicy({ schedule, random: () => 0.5, disableAfterFailingMs: 60_000 });
-    assert.deepEqual(quick.decide(result("timeout"), 1, now).endpoint, { kind: "failed", at: now, disableIfFailingSince: at(-60_000) });
+    assert.deepEqual(quick.decide(result("http-error"), 1, now).endpoint, { kind: "failed", at: now, disableIfFailingSince: at(-60_000) });
   });
 
   it("refuses to decide an aborted attempt", () => {

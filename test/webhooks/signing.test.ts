@@ -92,16 +92,29 @@ describe("signing secrets over a rotation", () => {
     assert.deepEqual(liveSecrets(secrets, hours(24)), ["whsec_new"]);
   });
 
-  it("keeps earlier secrets' own expiry and drops expired ones on the next rotation", () => {
+  it("keeps at most two: a rotation while one is in its grace ends that grace", () => {
     const first = rotateSigningSecrets([{ secret: "whsec_a", expiresAt: null }], "whsec_b", t0);
     const second = rotateSigningSecrets(first, "whsec_c", hours(10));
     assert.deepEqual(second, [
       { secret: "whsec_c", expiresAt: null },
       { secret: "whsec_b", expiresAt: hours(34) },
-      { secret: "whsec_a", expiresAt: hours(24) },
     ]);
-    const third = rotateSigningSecrets(second, "whsec_d", hours(30));
-    assert.deepEqual(third.map((s) => s.secret), ["whsec_d", "whsec_c", "whsec_b"]);
-    assert.deepEqual(third[2]!.expiresAt, hours(34));
+    let many = second;
+    for (let i = 0; i < 3000; i++) many = rotateSigningSecrets(many, `whsec_${i}`, hours(11));
+    assert.deepEqual(liveSecrets(many, hours(11)), ["whsec_2999", "whsec_2998"]);
+  });
+
+  it("takes the replaced secret's grace from 0 (retired at once) to 24 hours, and nothing else", () => {
+    assert.deepEqual(rotateSigningSecrets([{ secret: "whsec_a", expiresAt: null }], "whsec_b", t0, 0), [{ secret: "whsec_b", expiresAt: null }]);
+    assert.deepEqual(rotateSigningSecrets([{ secret: "whsec_a", expiresAt: null }], "whsec_b", t0, 60_000)[1], {
+      secret: "whsec_a",
+      expiresAt: new Date(t0.getTime() + 60_000),
+    });
+    for (const grace of [-1, 24 * 3_600_000 + 1, 0.5]) assert.throws(() => rotateSigningSecrets([], "whsec_b", t0, grace));
+  });
+
+  it("signs with at most two live secrets, even when more were stored before the bound", () => {
+    const stored = [null, hours(5), hours(6), hours(7)].map((expiresAt, i) => ({ secret: `whsec_${i}`, expiresAt }));
+    assert.deepEqual(liveSecrets(stored, t0), ["whsec_0", "whsec_1"]);
   });
 });

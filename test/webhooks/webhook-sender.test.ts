@@ -134,12 +134,15 @@ describe("createWebhookSender", () => {
     }
   });
 
-  it("reports a failed DNS lookup", async () => {
+  it("reports a failed DNS lookup as a refused host does to the merchant, the DNS error in the detail", async () => {
     const resolve: HostResolver = async () => {
       throw Object.assign(new Error("getaddrinfo ENOTFOUND nowhere.test"), { code: "ENOTFOUND" });
     };
     const result = await createWebhookSender({ timeoutMs: 1000, allowPrivate: true, resolve }).send({ url: "http://nowhere.test/x", headers, body });
-    assert.deepEqual({ outcome: result.outcome, error: result.error }, { outcome: "connection-error", error: "DNS lookup failed (ENOTFOUND)" });
+    assert.deepEqual(
+      { outcome: result.outcome, error: result.error, detail: result.detail },
+      { outcome: "connection-error", error: "the URL's host does not resolve to a public address", detail: "DNS lookup failed (ENOTFOUND)" },
+    );
   });
 
   it("stops at once, as aborted, when the engine cuts the attempt", async () => {
@@ -160,7 +163,8 @@ describe("createWebhookSender's address rule (SSRF)", () => {
     for (const url of [`http://localhost:${r.port}/hook`, `http://127.0.0.1:${r.port}/hook`, `http://[::ffff:127.0.0.1]:${r.port}/hook`]) {
       const result = await strict.send({ url, headers, body });
       assert.equal(result.outcome, "refused-address", url);
-      assert.match(result.error!, /^the host resolves to (127\.0\.0\.1|::1|::ffff:7f00:1), a loopback address$/, url);
+      assert.equal(result.error, "the URL's host does not resolve to a public address", url);
+      assert.match(result.detail!, /^the host resolves to (127\.0\.0\.1|::1|::ffff:7f00:1), a loopback address$/, url);
       assert.equal(result.statusCode, null);
     }
     assert.equal(r.received.length, 0);
@@ -173,7 +177,8 @@ describe("createWebhookSender's address rule (SSRF)", () => {
     await checkEndpointHost("url", url, { allowPrivate: false, resolve });
     const result = await createWebhookSender({ timeoutMs: 2000, allowPrivate: false, resolve }).send({ url: url.href, headers, body });
     assert.equal(result.outcome, "refused-address");
-    assert.equal(result.error, "the host resolves to 127.0.0.1, a loopback address");
+    assert.equal(result.error, "the URL's host does not resolve to a public address");
+    assert.equal(result.detail, "the host resolves to 127.0.0.1, a loopback address");
     assert.equal(r.received.length, 0);
   });
 
@@ -181,7 +186,8 @@ describe("createWebhookSender's address rule (SSRF)", () => {
     const resolve = scriptedResolver(["93.184.215.14", "10.0.0.5"]);
     const result = await createWebhookSender({ timeoutMs: 2000, allowPrivate: false, resolve }).send({ url: "https://mixed.test/hook", headers, body });
     assert.equal(result.outcome, "refused-address");
-    assert.equal(result.error, "the host resolves to 10.0.0.5, a private address");
+    assert.equal(result.error, "the URL's host does not resolve to a public address");
+    assert.equal(result.detail, "the host resolves to 10.0.0.5, a private address");
   });
 
   it("resolves once and connects to the checked address, keeping the URL's host in Host", async () => {
@@ -193,6 +199,50 @@ describe("createWebhookSender's address rule (SSRF)", () => {
     assert.equal(result.outcome, "success");
     assert.equal(resolve.calls, 1);
     assert.equal(r.received[0]!.headers["host"], `receiver.test:${r.port}`);
+  });
+
+  it("keeps a connection alive per endpoint, and resolves and checks again at every attempt", async () => {
+    const connections: string[] = [];
+    const server = createServer((_req, res) => res.writeHead(204).end());
+    server.on("connection", (socket) => connections.push(socket.localAddress!));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const port = (server.address() as AddressInfo).port;
+    const resolve = scriptedResolver(["127.0.0.1"]);
+    const sender = createWebhookSender({ timeoutMs: 2000, allowPrivate: true, resolve });
+    try {
+      for (let i = 0; i < 5; i++) {
+        assert.equal((await sender.send({ url: `http://pooled.test:${port}/hook`, headers, body })).outcome, "success");
+        // The answer is classified at its headers; its (empty) body ends a moment later, freeing the connection.
+        await new Promise((done) => setTimeout(done, 20));
+      }
+      assert.equal(connections.length, 1, "five deliveries over one warm connection");
+      assert.equal(resolve.calls, 5, "a lookup and an address check per attempt");
+    } finally {
+      await sender.close();
+      server.closeAllConnections();
+      await new Promise((done) => server.close(done));
+    }
+  });
+
+  it("never reuses a warm connection to an address the host no longer resolves to (DNS pinning with pools)", async () => {
+    const first = createServer((_req, res) => res.writeHead(204).end());
+    await new Promise<void>((resolve) => first.listen(0, "127.0.0.1", resolve));
+    const port = (first.address() as AddressInfo).port;
+    const second = createServer((_req, res) => res.writeHead(202).end());
+    await new Promise<void>((resolve) => second.listen(port, "127.0.0.2", resolve));
+    const resolve = scriptedResolver(["127.0.0.1"], ["127.0.0.2"]);
+    const sender = createWebhookSender({ timeoutMs: 2000, allowPrivate: true, resolve });
+    try {
+      const url = `http://moving.test:${port}/hook`;
+      assert.equal((await sender.send({ url, headers, body })).statusCode, 204);
+      assert.equal((await sender.send({ url, headers, body })).statusCode, 202, "the second attempt goes to the newly checked address");
+    } finally {
+      await sender.close();
+      for (const server of [first, second]) {
+        server.closeAllConnections();
+        await new Promise((done) => server.close(done));
+      }
+    }
   });
 
   it("sends the URL's host as TLS SNI when connecting to the checked address, and verifies the certificate", async () => {

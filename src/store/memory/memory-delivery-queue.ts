@@ -12,6 +12,8 @@ import type { SigningSecret } from "../../domain/signing-secrets.js";
 /** MemoryEndpoint is an endpoint as the memory queue keeps it. */
 export interface MemoryEndpoint {
   id: string;
+  /** Whose endpoint: claims share slots by merchant. Absent (queue tests), endpoints share one unnamed merchant. */
+  merchantId?: string;
   url: string;
   /** Current first; plain (a process's memory is not "at rest"). */
   secrets: SigningSecret[];
@@ -193,22 +195,51 @@ export function createMemoryDeliveryQueue(options: MemoryDeliveryQueueOptions = 
 
     async claim(request) {
       const leaseNow = leaseClock();
+      const merchantOf = (endpointId: string) => {
+        const endpoint = endpoints.get(endpointId)!;
+        return endpoint.merchantId ?? "";
+      };
       const inFlight = new Map<string, number>();
-      const due: DeliveryRecord[] = [];
-      for (const id of [...pending]) {
+      const owned = new Map<string, number>();
+      const oldestFirst = (a: DeliveryRecord, b: DeliveryRecord) =>
+        a.nextAttemptAt!.getTime() - b.nextAttemptAt!.getTime() || a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+      // Each endpoint's oldest due, at most perEndpointLimit of them: kept as the scan goes, never a sort of the whole backlog.
+      const oldestByEndpoint = new Map<string, DeliveryRecord[]>();
+      for (const id of pending) {
         const d = deliveries.get(id)!;
-        if (leased(d, leaseNow)) inFlight.set(d.endpointId, (inFlight.get(d.endpointId) ?? 0) + 1);
-        else if (d.nextAttemptAt!.getTime() > request.now.getTime()) continue;
-        else if (endpoints.get(d.endpointId)?.status === "enabled") due.push(d);
-        else end(d, "failed", request.now);
+        if (leased(d, leaseNow)) {
+          inFlight.set(d.endpointId, (inFlight.get(d.endpointId) ?? 0) + 1);
+          if (d.lease!.owner === request.owner) owned.set(merchantOf(d.endpointId), (owned.get(merchantOf(d.endpointId)) ?? 0) + 1);
+        } else if (d.nextAttemptAt!.getTime() > request.now.getTime()) continue;
+        else if (endpoints.get(d.endpointId)?.status === "enabled") {
+          let oldest = oldestByEndpoint.get(d.endpointId);
+          if (!oldest) oldestByEndpoint.set(d.endpointId, (oldest = []));
+          if (oldest.length < request.perEndpointLimit) oldest.push(d);
+          else if (oldestFirst(d, oldest[oldest.length - 1]!) < 0) oldest[oldest.length - 1] = d;
+          else continue;
+          oldest.sort(oldestFirst);
+        } else end(d, "failed", request.now);
       }
-      due.sort((a, b) => a.nextAttemptAt!.getTime() - b.nextAttemptAt!.getTime() || a.createdAt.getTime() - b.createdAt.getTime());
+      // Each merchant's takeable deliveries, oldest due first, within its endpoints' and its own limits.
+      const dueByMerchant = new Map<string, DeliveryRecord[]>();
+      for (const [endpointId, oldest] of oldestByEndpoint) {
+        const endpointLimit = endpoints.get(endpointId)!.failingSince === null ? request.perEndpointLimit : 1;
+        const free = Math.max(0, endpointLimit - (inFlight.get(endpointId) ?? 0));
+        const merchant = merchantOf(endpointId);
+        let list = dueByMerchant.get(merchant);
+        if (!list) dueByMerchant.set(merchant, (list = []));
+        list.push(...oldest.slice(0, free));
+      }
+      const turns: DeliveryRecord[][] = [];
+      const perMerchantLimit = request.perMerchantLimit ?? request.limit;
+      for (const [merchant, list] of dueByMerchant) {
+        const share = Math.max(0, perMerchantLimit - (owned.get(merchant) ?? 0));
+        list.sort(oldestFirst).slice(0, share).forEach((d, turn) => (turns[turn] ??= []).push(d));
+      }
+      // Round-robin over merchants: every merchant's first, then every merchant's second, …
+      const order = turns.flatMap((round) => round.sort(oldestFirst)).slice(0, request.limit);
       const claimed: ClaimedDelivery[] = [];
-      for (const d of due) {
-        if (claimed.length >= request.limit) break;
-        const busy = inFlight.get(d.endpointId) ?? 0;
-        if (busy >= request.perEndpointLimit) continue;
-        inFlight.set(d.endpointId, busy + 1);
+      for (const d of order) {
         d.lease = { owner: request.owner, token: leaseToken(), expiresAt: leaseNow + request.leaseMs };
         const endpoint = endpoints.get(d.endpointId)!;
         claimed.push({
@@ -226,6 +257,14 @@ export function createMemoryDeliveryQueue(options: MemoryDeliveryQueueOptions = 
     },
 
     async complete({ lease, attempt, next, endpoint: effect }): Promise<CompletionResult> {
+      const pauseOthers = (endpointId: string, until: Date) => {
+        const leaseNow = leaseClock();
+        for (const id of byEndpoint.get(endpointId) ?? []) {
+          const other = deliveries.get(id)!;
+          if (other.id === lease.deliveryId || other.status !== "pending" || leased(other, leaseNow)) continue;
+          if (other.nextAttemptAt!.getTime() < until.getTime()) other.nextAttemptAt = new Date(until);
+        }
+      };
       const delivery = deliveries.get(lease.deliveryId);
       if (!delivery || delivery.status !== "pending" || delivery.lease?.token !== lease.token) return { recorded: false };
       const endpoint = endpoints.get(delivery.endpointId)!;
@@ -249,6 +288,7 @@ export function createMemoryDeliveryQueue(options: MemoryDeliveryQueueOptions = 
         delivery.lease = null;
       } else end(delivery, next.status === "succeeded" ? "succeeded" : "failed", attempt.at);
 
+      if (effect.kind === "failed" && effect.pauseUntil && endpoint.status === "enabled") pauseOthers(endpoint.id, effect.pauseUntil);
       let otherDeliveriesFailed = 0;
       if (disabled !== null) {
         const leaseNow = leaseClock();

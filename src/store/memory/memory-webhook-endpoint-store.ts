@@ -59,7 +59,7 @@ export function createMemoryWebhookEndpointStore(options: MemoryWebhookEndpointS
       };
       // The table refuses a used id before the queue's state is touched.
       endpoints.add(entry);
-      queue.putEndpoint({ id: endpoint.id, url: endpoint.url, secrets: [{ secret: endpoint.secret, expiresAt: null }] });
+      queue.putEndpoint({ id: endpoint.id, merchantId: endpoint.merchantId, url: endpoint.url, secrets: [{ secret: endpoint.secret, expiresAt: null }] });
       return { created: true, endpoint: recordOf(entry) };
     },
 
@@ -78,10 +78,10 @@ export function createMemoryWebhookEndpointStore(options: MemoryWebhookEndpointS
       return true;
     },
 
-    async rotateSecret(merchantId, id, newSecret, at) {
+    async rotateSecret(merchantId, id, newSecret, at, graceMs) {
       const entry = endpoints.find(merchantId, id);
       if (!entry) return undefined;
-      queue.setSecrets(id, rotateSigningSecrets(queue.endpoint(id)!.secrets, newSecret, at));
+      queue.setSecrets(id, rotateSigningSecrets(queue.endpoint(id)!.secrets, newSecret, at, graceMs));
       entry.updatedAt = new Date(at);
       return recordOf(entry);
     },

@@ -71,6 +71,21 @@ export function createPostgresApiKeyStore(db: Database, options: PostgresApiKeyS
     values: [merchantId, name, timestampParam(options.clock.now())],
   });
 
+  /** lookUp asks the database about a key's hash and caches the answer, known or unknown. */
+  async function lookUp(hash: string): Promise<Principal | undefined> {
+    const [result] = await db.run(false, [{ text: verifyText, values: [hash] }]);
+    const row = result!.rows[0];
+    // The lookup is by hash, so its timing says nothing about the key;
+    // compare once more in constant time all the same.
+    if (!row || !timingSafeEqual(Buffer.from(row[0]!), Buffer.from(hash))) {
+      unknown.set(hash, true);
+      return undefined;
+    }
+    const principal = { merchantId: row[1]!, merchantName: row[2]! };
+    known.set(hash, principal);
+    return { ...principal };
+  }
+
   return {
     // A key verified within the cache's lifetime: what the failed-auth throttle lets through.
     knows: (key) => known.get(hashApiKey(key).toString("hex")) !== undefined,
@@ -80,17 +95,13 @@ export function createPostgresApiKeyStore(db: Database, options: PostgresApiKeyS
       const cached = known.get(hash);
       if (cached) return { ...cached };
       if (unknown.get(hash)) return undefined;
-      const [result] = await db.run(false, [{ text: verifyText, values: [hash] }]);
-      const row = result!.rows[0];
-      // The lookup is by hash, so its timing says nothing about the key;
-      // compare once more in constant time all the same.
-      if (!row || !timingSafeEqual(Buffer.from(row[0]!), Buffer.from(hash))) {
-        unknown.set(hash, true);
-        return undefined;
-      }
-      const principal = { merchantId: row[1]!, merchantName: row[2]! };
-      known.set(hash, principal);
-      return { ...principal };
+      return lookUp(hash);
+    },
+
+    async recheck(key) {
+      const hash = hashApiKey(key).toString("hex");
+      known.delete(hash);
+      return lookUp(hash);
     },
 
     async ensureMerchant(merchantId, name) {

@@ -29,8 +29,11 @@ const endStrandedText = `
 
 /**
  * The endpoints this claim counts slots for: enabled ones with due, idle
- * deliveries and (as this snapshot sees it) a free slot, earliest due first,
- * locked so that no other claim counts the same endpoint's slots at once.
+ * deliveries and (as this snapshot sees it) a free slot (one in all while the
+ * endpoint is failing), round-robin over merchants (each merchant's earliest
+ * due endpoint, then each one's second, …) so one merchant's many endpoints
+ * never crowd another's out of the list, locked so that no other claim
+ * counts the same endpoint's slots at once.
  *
  * The locks are waited for, not skipped: with SKIP LOCKED a claim that meets
  * every due endpoint locked by another claim would take nothing, and its
@@ -47,16 +50,22 @@ const candidatesText = `
   select w.merchant_id, w.id from webhook_endpoints w
   where w.status = 'enabled' and w.deleted_at is null
     and (w.merchant_id, w.id) in (
-      select due.merchant_id, due.endpoint_id from (
-        select d.merchant_id, d.endpoint_id, min(d.next_attempt_at) as first_due
-        from webhook_deliveries d
-        where d.status = 'pending' and d.next_attempt_at <= $1 and (d.lease_expires_at is null or d.lease_expires_at <= now())
-        group by d.merchant_id, d.endpoint_id
-      ) due
-      where (select count(*) from webhook_deliveries l
-             where l.merchant_id = due.merchant_id and l.endpoint_id = due.endpoint_id
-               and l.status = 'pending' and l.lease_expires_at > now()) < $2::int8
-      order by due.first_due, due.endpoint_id
+      select ranked.merchant_id, ranked.endpoint_id from (
+        select due.merchant_id, due.endpoint_id, due.first_due,
+          row_number() over (partition by due.merchant_id order by due.first_due, due.endpoint_id) as turn
+        from (
+          select d.merchant_id, d.endpoint_id, min(d.next_attempt_at) as first_due
+          from webhook_deliveries d
+          where d.status = 'pending' and d.next_attempt_at <= $1 and (d.lease_expires_at is null or d.lease_expires_at <= now())
+          group by d.merchant_id, d.endpoint_id
+        ) due
+        join webhook_endpoints e on e.merchant_id = due.merchant_id and e.id = due.endpoint_id
+        where (select count(*) from webhook_deliveries l
+               where l.merchant_id = due.merchant_id and l.endpoint_id = due.endpoint_id
+                 and l.status = 'pending' and l.lease_expires_at > now())
+              < case when e.failing_since is null then $2::int8 else 1 end
+      ) ranked
+      order by ranked.turn, ranked.first_due, ranked.endpoint_id
       limit $3)
   order by w.merchant_id, w.id
   for no key update of w`;
@@ -64,14 +73,17 @@ const candidatesText = `
 /**
  * The claim, in a statement that starts after the endpoints were locked, so
  * its snapshot holds every lease taken on them before: per endpoint, its
- * unexpired leases are counted and at most perEndpointLimit minus that many
- * of its due deliveries taken, oldest due first; then the oldest due of all
- * those, up to limit, are leased on the database's clock.
+ * unexpired leases are counted and at most perEndpointLimit (1 while it is
+ * failing) minus that many of its due deliveries taken, oldest due first;
+ * per merchant, at most perMerchantLimit minus the leases this owner holds
+ * for it; then round-robin over merchants (each one's oldest, then each
+ * one's second, …), up to limit, leased on the database's clock.
  */
 const claimText = `
   with picked as (
-    select d.merchant_id, d.id
+    select d.merchant_id, d.id, d.next_attempt_at, d.created_at
     from unnest($1::text[], $2::text[]) as c (merchant_id, endpoint_id)
+    join webhook_endpoints e on e.merchant_id = c.merchant_id and e.id = c.endpoint_id
     cross join lateral (
       select count(*) as n from webhook_deliveries l
       where l.merchant_id = c.merchant_id and l.endpoint_id = c.endpoint_id and l.status = 'pending' and l.lease_expires_at > now()
@@ -81,13 +93,24 @@ const claimText = `
       where d.merchant_id = c.merchant_id and d.endpoint_id = c.endpoint_id and d.status = 'pending'
         and d.next_attempt_at <= $3 and (d.lease_expires_at is null or d.lease_expires_at <= now())
       order by d.next_attempt_at, d.created_at, d.id
-      limit greatest($4::int8 - leased.n, 0)
+      limit greatest(case when e.failing_since is null then $4::int8 else 1 end - leased.n, 0)
     ) d
-    order by d.next_attempt_at, d.created_at, d.id
+  ), owned as (
+    select l.merchant_id, count(*) as n from webhook_deliveries l
+    where l.merchant_id = any($1::text[]) and l.status = 'pending' and l.lease_owner = $6 and l.lease_expires_at > now()
+    group by l.merchant_id
+  ), ranked as (
+    select p.merchant_id, p.id, p.next_attempt_at, p.created_at, coalesce(o.n, 0) as owned,
+      row_number() over (partition by p.merchant_id order by p.next_attempt_at, p.created_at, p.id) as turn
+    from picked p left join owned o on o.merchant_id = p.merchant_id
+  ), chosen as (
+    select r.merchant_id, r.id, r.turn from ranked r
+    where r.turn <= $8::int8 - r.owned
+    order by r.turn, r.next_attempt_at, r.created_at, r.id
     limit $5
   ), locked as (
     select d.merchant_id, d.id from webhook_deliveries d
-    join picked p on p.merchant_id = d.merchant_id and p.id = d.id
+    join chosen p on p.merchant_id = d.merchant_id and p.id = d.id
     for update of d skip locked
   ), claimed as (
     update webhook_deliveries d
@@ -98,9 +121,10 @@ const claimText = `
   select c.id, c.event_id, ev.type, ev.body, jsonb_array_length(c.attempts), ${epochMs("c.created_at")},
     w.id, w.url, w.secrets, c.lease_token
   from claimed c
+  join chosen p on p.merchant_id = c.merchant_id and p.id = c.id
   join events ev on ev.merchant_id = c.merchant_id and ev.id = c.event_id
   join webhook_endpoints w on w.merchant_id = c.merchant_id and w.id = c.endpoint_id
-  order by c.next_attempt_at, c.created_at, c.id`;
+  order by p.turn, c.next_attempt_at, c.created_at, c.id`;
 
 /** Completion, first round trip: the endpoint, then the delivery if the lease is still ours (locked in that order everywhere). */
 const lockEndpointText = `
@@ -143,6 +167,11 @@ const updateDeliveryText = `
   update webhook_deliveries set attempts = attempts || $3::jsonb, status = $4, next_attempt_at = $5, updated_at = $6,
     lease_owner = null, lease_token = null, lease_expires_at = null
   where merchant_id = $1 and id = $2`;
+/** A timed-out or refusing endpoint's other idle deliveries wait for its next retry (EndpointEffect.pauseUntil). */
+const pauseOthersText = `
+  update webhook_deliveries set next_attempt_at = $3
+  where merchant_id = $1 and endpoint_id = $2 and status = 'pending' and id <> $4 and next_attempt_at < $3
+    and (lease_expires_at is null or lease_expires_at <= now())`;
 const failOthersText = `
   update webhook_deliveries set status = 'failed', next_attempt_at = null, updated_at = $3
   where merchant_id = $1 and endpoint_id = $2 and status = 'pending' and id <> $4
@@ -200,6 +229,7 @@ export function createPostgresDeliveryQueue(db: Database, options: PostgresDeliv
               String(request.limit),
               request.owner,
               String(request.leaseMs),
+              String(request.perMerchantLimit ?? request.limit),
             ],
           },
         ]);
@@ -272,6 +302,9 @@ export function createPostgresDeliveryQueue(db: Database, options: PostgresDeliv
             ],
           },
           ...(disabled !== null ? [{ text: failOthersText, values: [merchantId, endpointId, at, lease.deliveryId] }] : []),
+          ...(disabled === null && enabled && effect.kind === "failed" && effect.pauseUntil
+            ? [{ text: pauseOthersText, values: [merchantId, endpointId, timestampParam(effect.pauseUntil), lease.deliveryId] }]
+            : []),
         ];
         const results = await tx.commit(steps);
         return { recorded: true, status, endpointDisabled: disabled, otherDeliveriesFailed: disabled !== null ? results[2]!.rowCount : 0 };

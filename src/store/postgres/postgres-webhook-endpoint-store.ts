@@ -159,7 +159,7 @@ export function createPostgresWebhookEndpointStore(db: Database, options: Postgr
       return deleted!.rows.length > 0;
     },
 
-    async rotateSecret(merchantId, id, newSecret, at) {
+    async rotateSecret(merchantId, id, newSecret, at, graceMs) {
       if (!storable(merchantId, id)) return undefined;
       checkStorableText([newSecret]);
       return db.transaction(async (tx) => {
@@ -167,7 +167,7 @@ export function createPostgresWebhookEndpointStore(db: Database, options: Postgr
         const row = locked!.rows[0];
         if (!row) return undefined;
         // Opened and sealed again: a secret stored before a key was set is encrypted now.
-        const secrets = rotateSigningSecrets(openSecrets(box, id, row[0]!), newSecret, at);
+        const secrets = rotateSigningSecrets(openSecrets(box, id, row[0]!), newSecret, at, graceMs);
         const [updated] = await tx.commit([
           { text: updateSecretsText, values: [merchantId, id, sealSecrets(box, id, secrets), timestampParam(at)] },
         ]);

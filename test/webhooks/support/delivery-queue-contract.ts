@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, it } from "node:test";
-import type { DeliveryAttempt, DeliveryQueue, DisabledReason } from "../../../src/store/delivery-queue.js";
+import type { ClaimedDelivery, DeliveryAttempt, DeliveryQueue, DisabledReason } from "../../../src/store/delivery-queue.js";
 import type { DeliveryRecord, NewDelivery } from "../../../src/store/memory/memory-delivery-queue.js";
 import type { SigningSecret } from "../../../src/domain/signing-secrets.js";
 
@@ -13,7 +13,8 @@ import type { SigningSecret } from "../../../src/domain/signing-secrets.js";
  */
 export interface DeliveryQueueHarness {
   queue: DeliveryQueue;
-  addEndpoint(endpoint: { id: string; url: string; secrets: SigningSecret[]; status?: "enabled" | "disabled" }): Promise<void>;
+  /** Adds an endpoint, of merchantId when given (else of the harness's one merchant). */
+  addEndpoint(endpoint: { id: string; url: string; secrets: SigningSecret[]; status?: "enabled" | "disabled"; merchantId?: string }): Promise<void>;
   enqueue(delivery: NewDelivery): Promise<void>;
   delivery(id: string): Promise<Pick<DeliveryRecord, "status" | "attempts" | "nextAttemptAt"> | undefined>;
   endpoint(id: string): Promise<{ status: "enabled" | "disabled"; disabledReason: DisabledReason | null; failingSince: Date | null } | undefined>;
@@ -52,8 +53,8 @@ export function describeDeliveryQueueContract(name: string, makeHarness: () => P
       await h.enqueue({ id, eventId, eventType: "payment_intent.created", endpointId, body: `{"id":"${eventId}"}`, createdAt, nextAttemptAt });
       return id;
     }
-    const claim = (owner: string, now: Date, limit = 10, perEndpointLimit = 10, leaseMs = 60_000) =>
-      h.queue.claim({ now, owner, leaseMs, limit, perEndpointLimit });
+    const claim = (owner: string, now: Date, limit = 10, perEndpointLimit = 10, leaseMs = 60_000, perMerchantLimit?: number) =>
+      h.queue.claim({ now, owner, leaseMs, limit, perEndpointLimit, perMerchantLimit });
     const attempt = (ms: number, statusCode: number | null = 500): DeliveryAttempt => ({ at: at(ms), statusCode, durationMs: 15, error: null });
     const failed = (ms: number) => ({ kind: "failed" as const, at: at(ms), disableIfFailingSince: at(ms - fiveDays) });
 
@@ -105,6 +106,53 @@ export function describeDeliveryQueueContract(name: string, makeHarness: () => P
       assert.deepEqual(await claim("i2", at(100), 10, 2), [], "A already has 2 in flight, on another owner");
       await h.queue.complete({ lease: first[0]!.lease, attempt: attempt(150, 200), next: { status: "succeeded" }, endpoint: { kind: "succeeded" } });
       assert.equal((await claim("i2", at(200), 10, 2)).length, 1, "a slot of A freed");
+    });
+
+    it("takes merchants round-robin: each one's oldest due, then each one's second, so a big backlog never hides another merchant's delivery", async () => {
+      const [a1, a2, b1] = [`we_${randomUUID()}`, `we_${randomUUID()}`, `we_${randomUUID()}`];
+      await h.addEndpoint({ id: a1, url: "https://a1.example.com/", secrets, merchantId: "mer_rr_a" });
+      await h.addEndpoint({ id: a2, url: "https://a2.example.com/", secrets, merchantId: "mer_rr_a" });
+      await h.addEndpoint({ id: b1, url: "https://b1.example.com/", secrets, merchantId: "mer_rr_b" });
+      const ofA: string[] = [];
+      for (let i = 0; i < 6; i++) ofA.push(await enqueue(i % 2 === 0 ? a1 : a2, at(i)));
+      const ofB = [await enqueue(b1, at(50)), await enqueue(b1, at(60))];
+      const claimed = await claim("i1", at(100), 5);
+      assert.deepEqual(
+        claimed.map((c) => c.deliveryId),
+        [ofA[0], ofB[0], ofA[1], ofB[1], ofA[2]],
+        "A's first, B's first, A's second, B's second, A's third",
+      );
+    });
+
+    it("gives one merchant at most perMerchantLimit of an owner's leases; another owner has its own share", async () => {
+      const [a1, b1] = [`we_${randomUUID()}`, `we_${randomUUID()}`];
+      await h.addEndpoint({ id: a1, url: "https://a1.example.com/", secrets, merchantId: "mer_share_a" });
+      await h.addEndpoint({ id: b1, url: "https://b1.example.com/", secrets, merchantId: "mer_share_b" });
+      for (let i = 0; i < 10; i++) await enqueue(a1, at(i));
+      const ofB = await enqueue(b1, at(50));
+      const first = await claim("i1", at(100), 10, 10, 60_000, 3);
+      assert.equal(first.filter((c) => c.endpoint.id === a1).length, 3);
+      assert.deepEqual(first.filter((c) => c.endpoint.id === b1).map((c) => c.deliveryId), [ofB]);
+      assert.deepEqual(await claim("i1", at(100), 10, 10, 60_000, 3), [], "i1's share of merchant A is used up");
+      assert.equal((await claim("i2", at(100), 10, 10, 60_000, 3)).length, 3, "i2 has a share of its own");
+    });
+
+    it("lets a failing endpoint have one delivery in flight, and pauses a timed-out endpoint's other deliveries until its retry", async () => {
+      const ids = [await enqueue(endpointA, at(0)), await enqueue(endpointA, at(1)), await enqueue(endpointA, at(2))];
+      const [probe] = await claim("i1", at(100), 1);
+      assert.equal(probe!.deliveryId, ids[0]);
+      await h.queue.complete({
+        lease: probe!.lease,
+        attempt: { at: at(100), statusCode: null, durationMs: 10_000, error: "no answer within 10000 ms" },
+        next: { status: "pending", nextAttemptAt: at(5100) },
+        endpoint: { ...failed(100), pauseUntil: at(5100) },
+      });
+      for (const id of ids) assert.deepEqual((await h.delivery(id))!.nextAttemptAt, at(5100), id);
+      assert.deepEqual((await h.delivery(ids[1]!))!.attempts, [], "a pause is not an attempt");
+      assert.deepEqual(await claim("i1", at(5099)), [], "nothing of the endpoint before its retry");
+      const retried = await claim("i1", at(5100));
+      assert.deepEqual(retried.map((c) => c.deliveryId), [ids[0]], "one at a time while it is failing");
+      assert.deepEqual(await claim("i2", at(5100)), [], "whoever claims");
     });
 
     it("makes a delivery claimable again when its lease runs out, and fences the old claim out", async () => {
@@ -164,24 +212,23 @@ export function describeDeliveryQueueContract(name: string, makeHarness: () => P
     });
 
     it("disables an endpoint failing since the threshold, failing its idle pending deliveries but not those in flight", async () => {
-      const first = await enqueue(endpointA, at(0));
-      const [c] = await claim("i1", at(0));
-      await h.queue.complete({ lease: c!.lease, attempt: attempt(0), next: { status: "pending", nextAttemptAt: at(fiveDays + 10) }, endpoint: failed(0) });
-      const inFlight = await enqueue(endpointA, at(fiveDays));
+      // Claimed together while the endpoint is healthy (a failing one has one in flight at a time).
+      const [first, deciding, inFlight] = [await enqueue(endpointA, at(0)), await enqueue(endpointA, at(1)), await enqueue(endpointA, at(2))];
+      const claimed = await claim("i1", at(10), 3);
+      assert.deepEqual(claimed.map((x) => x.deliveryId), [first, deciding, inFlight]);
+      const [c, decidingClaim, rest] = claimed as [ClaimedDelivery, ClaimedDelivery, ClaimedDelivery];
+      await h.queue.complete({ lease: c.lease, attempt: attempt(10), next: { status: "pending", nextAttemptAt: at(fiveDays + 10) }, endpoint: failed(10) });
       const idle = await enqueue(endpointA, at(fiveDays), at(fiveDays + 60_000));
-      const claimed = await claim("i1", at(fiveDays + 10), 2);
       const other = await enqueue(endpointB, at(fiveDays));
-      assert.deepEqual(claimed.map((x) => x.deliveryId).sort(), [first, inFlight].sort());
-      const deciding = claimed.find((x) => x.deliveryId === first)!;
-      const rest = claimed.find((x) => x.deliveryId === inFlight)!;
       const result = await h.queue.complete({
-        lease: deciding.lease,
+        lease: decidingClaim.lease,
         attempt: attempt(fiveDays + 20),
         next: { status: "pending", nextAttemptAt: at(fiveDays + 99_000) },
         endpoint: failed(fiveDays + 20),
       });
-      assert.deepEqual(result, { recorded: true, status: "failed", endpointDisabled: "failing", otherDeliveriesFailed: 1 });
-      assert.deepEqual(await h.endpoint(endpointA), { status: "disabled", disabledReason: "failing", failingSince: at(0) });
+      assert.deepEqual(result, { recorded: true, status: "failed", endpointDisabled: "failing", otherDeliveriesFailed: 2 });
+      assert.deepEqual(await h.endpoint(endpointA), { status: "disabled", disabledReason: "failing", failingSince: at(10) });
+      assert.equal((await h.delivery(first))!.status, "failed", "idle, waiting for its retry");
       assert.equal((await h.delivery(idle))!.status, "failed");
       assert.equal((await h.delivery(idle))!.attempts.length, 0);
       assert.equal((await h.delivery(inFlight))!.status, "pending", "in flight: ends when it completes");

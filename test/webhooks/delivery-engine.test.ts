@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
+import { notPublicMessage } from "../../src/webhooks/endpoint-url.js";
 import { WebhookVerificationError } from "standardwebhooks";
 import { generateWebhookSecret } from "../../src/webhooks/signing.js";
 import { rotateSigningSecrets } from "../../src/domain/signing-secrets.js";
@@ -62,7 +63,7 @@ describe("createDeliveryEngine", () => {
     const [attempt] = h.queue.delivery(deliveryId)!.attempts;
     assert.deepEqual(
       { statusCode: attempt!.statusCode, error: attempt!.error },
-      { statusCode: null, error: "the URL's host does not resolve to a public address" },
+      { statusCode: null, error: notPublicMessage() },
     );
     const line = h.logs.lines().find((l) => l["msg"] === "webhook attempt" && l["deliveryId"] === deliveryId);
     assert.equal(line?.["detail"], "the host resolves to 127.0.0.1, a loopback address");

@@ -8,6 +8,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
+import { notPublicMessage } from "../../src/webhooks/endpoint-url.js";
 import { checkEndpointHost } from "../../src/webhooks/endpoint-url.js";
 import type { HostResolver } from "../../src/webhooks/host-resolver.js";
 import { createWebhookSender, defaultWebhookUserAgent, type SendResult } from "../../src/webhooks/webhook-sender.js";
@@ -141,7 +142,7 @@ describe("createWebhookSender", () => {
     const result = await createWebhookSender({ timeoutMs: 1000, allowPrivate: true, resolve }).send({ url: "http://nowhere.test/x", headers, body });
     assert.deepEqual(
       { outcome: result.outcome, error: result.error, detail: result.detail },
-      { outcome: "connection-error", error: "the URL's host does not resolve to a public address", detail: "DNS lookup failed (ENOTFOUND)" },
+      { outcome: "connection-error", error: notPublicMessage(), detail: "DNS lookup failed (ENOTFOUND)" },
     );
   });
 
@@ -163,7 +164,7 @@ describe("createWebhookSender's address rule (SSRF)", () => {
     for (const url of [`http://localhost:${r.port}/hook`, `http://127.0.0.1:${r.port}/hook`, `http://[::ffff:127.0.0.1]:${r.port}/hook`]) {
       const result = await strict.send({ url, headers, body });
       assert.equal(result.outcome, "refused-address", url);
-      assert.equal(result.error, "the URL's host does not resolve to a public address", url);
+      assert.equal(result.error, notPublicMessage(), url);
       assert.match(result.detail!, /^the host resolves to (127\.0\.0\.1|::1|::ffff:7f00:1), a loopback address$/, url);
       assert.equal(result.statusCode, null);
     }
@@ -177,7 +178,7 @@ describe("createWebhookSender's address rule (SSRF)", () => {
     await checkEndpointHost("url", url, { allowPrivate: false, resolve });
     const result = await createWebhookSender({ timeoutMs: 2000, allowPrivate: false, resolve }).send({ url: url.href, headers, body });
     assert.equal(result.outcome, "refused-address");
-    assert.equal(result.error, "the URL's host does not resolve to a public address");
+    assert.equal(result.error, notPublicMessage());
     assert.equal(result.detail, "the host resolves to 127.0.0.1, a loopback address");
     assert.equal(r.received.length, 0);
   });
@@ -186,7 +187,7 @@ describe("createWebhookSender's address rule (SSRF)", () => {
     const resolve = scriptedResolver(["93.184.215.14", "10.0.0.5"]);
     const result = await createWebhookSender({ timeoutMs: 2000, allowPrivate: false, resolve }).send({ url: "https://mixed.test/hook", headers, body });
     assert.equal(result.outcome, "refused-address");
-    assert.equal(result.error, "the URL's host does not resolve to a public address");
+    assert.equal(result.error, notPublicMessage());
     assert.equal(result.detail, "the host resolves to 10.0.0.5, a private address");
   });
 

@@ -4,6 +4,8 @@ import { isPaymentMethodName } from "./service/payment-method-catalogue.js";
 import { defaultRetrySchedule, parseRetrySchedule } from "./webhooks/retry-policy.js";
 import { isLoopback } from "./lib/is-loopback.js";
 import { parseSecretKey } from "./lib/secret-box.js";
+import { paystackName } from "./processor/paystack/paystack-name.js";
+import { isPaystackSecretKey } from "./processor/paystack/paystack-secret-key.js";
 import { parseTrustedProxies, type TrustedProxies } from "./listener/trusted-proxies.js";
 
 /** Config is every setting, read and checked once at start (see README, Configuration). */
@@ -14,7 +16,10 @@ export interface Config {
   publicUrl: string;
   /** Unset: start with a generated demo key. */
   apiKeys: { merchantId: string; key: string }[] | undefined;
+  /** PAYMENT_PROCESSORS, and paystack when PAYSTACK_SECRET_KEY is set: the processor methods offered. */
   processors: string[];
+  /** PAYSTACK_SECRET_KEY and PAYSTACK_BASE_URL; unset without a key. */
+  paystack: PaystackConfig | undefined;
   /** Unset: a random secret per process (page tokens then do not survive a restart). */
   pageTokenSecret: string | undefined;
   maxBodyBytes: number;
@@ -41,6 +46,14 @@ export interface Config {
   /** TEST_HELPERS and TEST_CLOCK: the sandbox's test helpers. */
   testHelpers: TestHelpersConfig;
   webhooks: WebhookConfig;
+}
+
+/** PaystackConfig: collecting through Paystack (docs/payments.md, "Collecting with Paystack"). */
+export interface PaystackConfig {
+  /** PAYSTACK_SECRET_KEY: sk_test_… or sk_live_…; never echoed or logged. */
+  secretKey: string;
+  /** PAYSTACK_BASE_URL: https://api.paystack.co unless a test points it at a stand-in. */
+  baseUrl: string;
 }
 
 /** TestHelpersConfig: what a test suite may drive (README, Testing your integration). */
@@ -186,6 +199,8 @@ export const settingNames = [
   "TEST_HELPERS",
   "TEST_CLOCK",
   "TEST_MERCHANTS_MAX",
+  "PAYSTACK_SECRET_KEY",
+  "PAYSTACK_BASE_URL",
 ] as const;
 
 /** SettingName is one variable of the configuration table. */
@@ -254,8 +269,11 @@ export function readConfig(env: Env, system: SystemLimits = {}): Config {
     if (!isPaymentMethodName(name) || ["card", "bank_transfer", "ussd"].includes(name)) {
       fail("PAYMENT_PROCESSORS", name, "comma-separated names of a-z 0-9 _ (starting with a letter), other than card, bank_transfer, ussd");
     }
+    if (name === paystackName) fail("PAYMENT_PROCESSORS", name, "paystack is offered when PAYSTACK_SECRET_KEY is set, not listed here");
   }
   if (new Set(processors).size !== processors.length) fail("PAYMENT_PROCESSORS", processors.join(","), "each name once");
+  const paystack = readPaystackConfig(env);
+  if (paystack) processors.push(paystackName);
 
   const pageTokenSecret = env.PAGE_TOKEN_SECRET || undefined;
   if (pageTokenSecret !== undefined && pageTokenSecret.length < 32) {
@@ -270,6 +288,7 @@ export function readConfig(env: Env, system: SystemLimits = {}): Config {
     publicUrl: publicUrl.replace(/\/+$/, ""),
     apiKeys,
     processors,
+    paystack,
     pageTokenSecret,
     maxBodyBytes: 64 * 1024,
     database,
@@ -546,4 +565,31 @@ function readMetricsToken(env: Env): string | undefined {
     fail("METRICS_TOKEN", "…", "16-256 printable characters without spaces or commas");
   }
   return token;
+}
+
+/**
+ * readPaystackConfig: no PAYSTACK_SECRET_KEY, no Paystack. The key is
+ * checked for form (a public pk_ key pasted by mistake stops the start) and
+ * never echoed, not even in its own error. PAYSTACK_BASE_URL is https, or
+ * http to this machine (where a test's stand-in runs), since every call carries the key.
+ */
+export function readPaystackConfig(env: Env): PaystackConfig | undefined {
+  const secretKey = env.PAYSTACK_SECRET_KEY?.trim() || undefined;
+  const baseText = env.PAYSTACK_BASE_URL?.trim() || undefined;
+  if (secretKey === undefined) {
+    if (baseText !== undefined) fail("PAYSTACK_BASE_URL", baseText, "set only with PAYSTACK_SECRET_KEY");
+    return undefined;
+  }
+  if (!isPaystackSecretKey(secretKey)) fail("PAYSTACK_SECRET_KEY", "…", "sk_test_ or sk_live_ followed by the key's letters and digits (Paystack's secret key, not the pk_ public key)");
+  const baseUrl = (baseText ?? "https://api.paystack.co").replace(/\/+$/, "");
+  const url = URL.canParse(baseUrl) ? new URL(baseUrl) : undefined;
+  const allowed =
+    url !== undefined &&
+    url.username === "" &&
+    url.password === "" &&
+    url.search === "" &&
+    url.hash === "" &&
+    (url.protocol === "https:" || (url.protocol === "http:" && isLoopback(url.hostname)));
+  if (!allowed) fail("PAYSTACK_BASE_URL", baseText ?? "", "an https URL such as https://api.paystack.co (http only to 127.0.0.1 or localhost), without credentials, query or fragment");
+  return { secretKey, baseUrl };
 }

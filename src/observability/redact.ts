@@ -18,7 +18,8 @@ import { luhnValid } from "../lib/luhn.js";
  *  - email addresses keep the first character of the local part
  *    (a***@example.com): enough to tell customers apart in support, not
  *    enough to contact them;
- *  - "Bearer <token>" inside any text loses its token.
+ *  - "Bearer <token>" inside any text loses its token;
+ *  - a Paystack secret key (sk_test_…, sk_live_…) inside any text keeps only its prefix.
  */
 
 /** The value a redacted key gets. */
@@ -33,6 +34,7 @@ const panHint = /\d{13}|\d{4}[ -]\d/;
 const bearerHint = /bearer/i;
 const emailPattern = /([A-Za-z0-9_!#$%&'*+/=?^`{|}~.-])[A-Za-z0-9_!#$%&'*+/=?^`{|}~.-]*@([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,})/g;
 const bearerPattern = /\b(Bearer)\s+[^\s,;"']+/gi;
+const processorKeyPattern = /\b(sk_(?:test|live)_)[0-9A-Za-z]+/g;
 
 /** maskPan keeps the last four digits of a card-number-like run and the grouping. */
 function maskPan(run: string): string {
@@ -48,12 +50,13 @@ function maskPan(run: string): string {
   return chars.join("");
 }
 
-/** redactText masks card numbers, emails and bearer tokens inside free text. */
+/** redactText masks card numbers, emails, bearer tokens and processor secret keys inside free text. */
 export function redactText(text: string): string {
   // Each rule runs only where the text could hold what it masks: most text
   // (ids, routes, messages) holds none, and is returned as it is.
   let out = text;
   if (bearerHint.test(out)) out = out.replace(bearerPattern, `$1 ${redactedValue}`);
+  if (out.includes("sk_")) out = out.replace(processorKeyPattern, `$1${redactedValue}`);
   if (panHint.test(out)) out = out.replace(panPattern, maskPan);
   if (out.includes("@")) out = out.replace(emailPattern, "$1***@$2");
   return out;

@@ -31,7 +31,17 @@ export type PaymentInstructions =
 /** What a processor says about one attempt to pay. */
 export type AttemptOutcome =
   | { kind: "succeeded"; reference: string; amount: bigint; currency: string }
-  | { kind: "declined"; reference: string | null; reason: string }
+  | {
+      kind: "declined";
+      reference: string | null;
+      reason: string;
+      /**
+       * Set when the processor took a different amount or currency than the
+       * attempt's (reason "amount_mismatch"): the attempt is never paid, and
+       * an operator must look (the adapter logs it at error).
+       */
+      mismatch?: { amount: bigint; currency: string };
+    }
   | { kind: "pending"; reference: string } // the processor has it; the outcome comes later
   | { kind: "redirect"; reference: string; url: string } // the customer must act at url
   | { kind: "unknown"; reason: string; retryAfterMs?: number }; // timeout, 5xx, network, 429: stays processing

@@ -20,8 +20,9 @@ export interface NormalizedCreate {
  * cannot state, because they need the catalogue or another field, in the
  * order of the request's fields, and fills in the defaults that depend on
  * another field: receipt to the customer's email (§2.1), every enabled
- * method. The field rules (bounds, formats, counts, each method once) have
- * run already, in the pipeline; whether split accounts exist is checked by
+ * method (with settlement splits, every one that takes them). The field
+ * rules (bounds, formats, counts, each method once) have run already, in the
+ * pipeline; whether split accounts exist is checked by
  * the service, which can read the store.
  */
 export function normalizeCreateRequest(
@@ -29,8 +30,14 @@ export function normalizeCreateRequest(
   catalogue: PaymentMethodCatalogue,
 ): NormalizedCreate {
   request.paymentMethod.forEach((name, index) => {
+    if (catalogue.notConfigured(name)) {
+      throw invalid(`paymentMethod[${index}]: the payment processor "${name}" is not configured on this service`);
+    }
     if (!catalogue.has(name)) {
       throw invalid(`paymentMethod[${index}]: unknown payment method "${name}"; allowed: ${catalogue.names.join(", ")}`);
+    }
+    if (request.settlementAccounts.length > 0 && !catalogue.takesSplits(name)) {
+      throw invalid(`paymentMethod[${index}]: "${name}" cannot collect an intent with settlementAccounts: its split accounts are not mapped yet`);
     }
   });
 
@@ -53,7 +60,11 @@ export function normalizeCreateRequest(
     customerEmail: request.customerEmail,
     receiptEmail: request.receiptEmail === "" ? request.customerEmail : request.receiptEmail,
     clientReference: request.clientReference,
-    paymentMethods: request.paymentMethod.length > 0 ? [...request.paymentMethod] : [...catalogue.names],
+    // By default every method that can collect this intent: with splits, those that take them.
+    paymentMethods:
+      request.paymentMethod.length > 0
+        ? [...request.paymentMethod]
+        : catalogue.names.filter((name) => splits.length === 0 || catalogue.takesSplits(name)),
     // The field's rule accepted it; stored in the WHATWG serialisation, as the checkout page reads it back.
     callbackUrl: request.callbackUrl === undefined ? null : new URL(request.callbackUrl).href,
     splits,

@@ -1,3 +1,4 @@
+import { paystackName } from "../processor/paystack/paystack-name.js";
 import { shapeTest } from "../rules/contract-rules.js";
 
 /** PaymentMethodView is a catalogue entry as the API shows it (§2.2). */
@@ -21,12 +22,26 @@ export interface PaymentMethodCatalogue {
    * operator removed a processor) still renders, with no attributes.
    */
   describe(name: string): PaymentMethodView;
+  /** A processor this service has an adapter for, but whose settings are unset (PAYSTACK_SECRET_KEY). */
+  notConfigured(name: string): boolean;
+  /** Whether an intent that allows this method may carry settlement splits. */
+  takesSplits(name: string): boolean;
 }
 
 const builtIns: Record<string, string[]> = {
   card: ["Visa", "Mastercard", "Verve"],
   bank_transfer: ["Virtual account"],
   ussd: ["USSD code"],
+};
+
+/**
+ * The processors this service has a real adapter for: offered only when
+ * configured, and whether each can take settlement splits. Paystack's
+ * subaccounts are not mapped from our settlement accounts yet
+ * (docs/payments.md, "Collecting with Paystack").
+ */
+const adapters: Record<string, { splits: boolean }> = {
+  [paystackName]: { splits: false },
 };
 
 /**
@@ -54,6 +69,8 @@ export function createPaymentMethodCatalogue(processors: readonly string[]): Pay
   return {
     names: [...entries.keys()],
     has: (name) => entries.has(name),
+    notConfigured: (name) => Object.hasOwn(adapters, name) && !entries.has(name),
+    takesSplits: (name) => adapters[name]?.splits ?? true,
     describe(name) {
       const entry = entries.get(name) ?? { id: `pm_${name}`, type: name, attributes: [] };
       return { ...entry, attributes: entry.attributes.map((a) => ({ ...a })) };

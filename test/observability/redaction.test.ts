@@ -29,6 +29,8 @@ describe("redactText", () => {
     { text: "to <bob.smith+tag@mail.example.org>, cc x@y.ng", want: "to <b***@mail.example.org>, cc x***@y.ng" },
     { text: "Authorization: Bearer sk_test_abcdefghijklmnop", want: `Authorization: Bearer [redacted]` },
     { text: "bearer abc.def-ghi, next", want: "bearer [redacted], next" },
+    { text: "PAYSTACK_SECRET_KEY=sk_live_0123456789abcdef0123 set", want: "PAYSTACK_SECRET_KEY=sk_live_[redacted] set" },
+    { text: "key sk_test_abcdef0123456789abcd.", want: "key sk_test_[redacted]." },
   ];
   for (const { text, want } of cases) {
     it(`masks ${JSON.stringify(text)}`, () => assert.equal(redactText(text), want));

@@ -50,9 +50,13 @@ export interface RecordedWebhooks {
   deliveryQueue: DeliveryQueue;
 }
 
+/** The Paystack secret key every test server's Paystack is configured with (a stand-in checks it). */
+export const testPaystackKey = "sk_test_7e57000000000000000000000000000000000001";
+
 export interface TestServerOptions {
   clock?: Clock;
   basePath?: string;
+  /** Processor methods offered; default ["paystack"] (configured with testPaystackKey). */
   processors?: string[];
   logger?: Logger;
   /** Settings of the configuration table by their variable names, read as the environment's are. */
@@ -108,6 +112,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const basePath = options.basePath ?? "/v1";
   const onPostgres = Boolean(options.databaseUrl) || ((options.store ?? testStoreKind) === "postgres" && !options.intents && !options.accounts);
   const database = !onPostgres ? undefined : options.databaseUrl ? { url: options.databaseUrl, drop: async () => {} } : await createTestDatabase();
+  const processors = options.processors ?? ["paystack"];
   const config = readConfig({
     HOST: "127.0.0.1",
     PORT: "0",
@@ -115,7 +120,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     API_KEYS: Object.entries(keys)
       .map(([merchantId, key]) => `${merchantId}:${key}`)
       .join(","),
-    PAYMENT_PROCESSORS: (options.processors ?? ["paystack"]).join(","),
+    // "paystack" is offered by its key, as in production: a stand-in's URL, or a closed port.
+    PAYMENT_PROCESSORS: processors.filter((name) => name !== "paystack").join(","),
+    ...(processors.includes("paystack") && { PAYSTACK_SECRET_KEY: testPaystackKey, PAYSTACK_BASE_URL: "http://127.0.0.1:9" }),
     // The suites count requests themselves; a limit is a test's own choice.
     RATE_LIMIT_RPS: "0",
     AUTH_FAILURES_PER_MINUTE: "0",

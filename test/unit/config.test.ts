@@ -192,7 +192,7 @@ describe("readConfig", () => {
         BASE_PATH: "",
         PUBLIC_URL: "https://pay.example.com/",
         API_KEYS: ` merchantA:${goodKeyA} , merchant.b-2:${goodKeyB}`,
-        PAYMENT_PROCESSORS: "paystack, flutterwave ,",
+        PAYMENT_PROCESSORS: "opay, flutterwave ,",
         PAGE_TOKEN_SECRET: secret,
       })),
       {
@@ -204,7 +204,7 @@ describe("readConfig", () => {
           { merchantId: "merchantA", key: goodKeyA },
           { merchantId: "merchant.b-2", key: goodKeyB },
         ],
-        processors: ["paystack", "flutterwave"],
+        processors: ["opay", "flutterwave"],
         pageTokenSecret: secret,
         maxBodyBytes: 64 * 1024,
       },
@@ -249,7 +249,7 @@ describe("readConfig", () => {
     { name: "PAYMENT_PROCESSORS=card (a built-in)", env: { PAYMENT_PROCESSORS: "card" }, variable: "PAYMENT_PROCESSORS" },
     // A payment method name is at most 32 characters (the proto's payment_method_name shape).
     { name: "PAYMENT_PROCESSORS with a name of 33 characters", env: { PAYMENT_PROCESSORS: "p".repeat(33) }, variable: "PAYMENT_PROCESSORS" },
-    { name: "PAYMENT_PROCESSORS with a duplicate", env: { PAYMENT_PROCESSORS: "paystack,paystack" }, variable: "PAYMENT_PROCESSORS" },
+    { name: "PAYMENT_PROCESSORS with a duplicate", env: { PAYMENT_PROCESSORS: "opay,opay" }, variable: "PAYMENT_PROCESSORS" },
     { name: "PAGE_TOKEN_SECRET=short", env: { PAGE_TOKEN_SECRET: "short" }, variable: "PAGE_TOKEN_SECRET" },
     { name: "DATABASE_URL=mysql://x", env: { DATABASE_URL: "mysql://x/db" }, variable: "DATABASE_URL" },
     { name: "CHECKOUT_TTL=24 (no unit)", env: { CHECKOUT_TTL: "24" }, variable: "CHECKOUT_TTL" },
@@ -406,6 +406,44 @@ describe("readConfig: TEST_HELPERS, TEST_CLOCK and TEST_MERCHANTS_MAX", () => {
       'TEST_CLOCK="true" is not valid: false unless TEST_HELPERS=true (with HOST 0.0.0.0, not a loopback address, it defaults to false)',
     );
   });
+});
+
+describe("readConfig: Paystack", () => {
+  const key = "sk_test_" + "0123456789abcdef".repeat(2) + "01234567";
+
+  it("leaves Paystack off without PAYSTACK_SECRET_KEY", () => {
+    const config = readConfig({ PAYMENT_PROCESSORS: "opay" });
+    assert.equal(config.paystack, undefined);
+    assert.deepEqual(config.processors, ["opay"]);
+  });
+
+  it("with a key, offers paystack after PAYMENT_PROCESSORS, at https://api.paystack.co unless PAYSTACK_BASE_URL says otherwise", () => {
+    const config = readConfig({ PAYMENT_PROCESSORS: "opay", PAYSTACK_SECRET_KEY: key });
+    assert.deepEqual(config.paystack, { secretKey: key, baseUrl: "https://api.paystack.co" });
+    assert.deepEqual(config.processors, ["opay", "paystack"]);
+    const live = "sk_live_" + "a".repeat(40);
+    assert.deepEqual(readConfig({ PAYSTACK_SECRET_KEY: live, PAYSTACK_BASE_URL: "http://127.0.0.1:4010/" }).paystack, {
+      secretKey: live,
+      baseUrl: "http://127.0.0.1:4010",
+    });
+  });
+
+  const refused: { name: string; env: Record<string, string>; variable: string }[] = [
+    { name: "a public key", env: { PAYSTACK_SECRET_KEY: "pk_test_" + "a".repeat(40) }, variable: "PAYSTACK_SECRET_KEY" },
+    { name: "a key with a space", env: { PAYSTACK_SECRET_KEY: "sk_test_abc def0123456789abcdef0123" }, variable: "PAYSTACK_SECRET_KEY" },
+    { name: "a short key", env: { PAYSTACK_SECRET_KEY: "sk_live_abc" }, variable: "PAYSTACK_SECRET_KEY" },
+    { name: "a base URL without a key", env: { PAYSTACK_BASE_URL: "https://api.paystack.co" }, variable: "PAYSTACK_BASE_URL" },
+    { name: "plain http to another machine", env: { PAYSTACK_SECRET_KEY: key, PAYSTACK_BASE_URL: "http://api.paystack.co" }, variable: "PAYSTACK_BASE_URL" },
+    { name: "a base URL with credentials", env: { PAYSTACK_SECRET_KEY: key, PAYSTACK_BASE_URL: "https://u:p@api.paystack.co" }, variable: "PAYSTACK_BASE_URL" },
+    { name: "a base URL with a query", env: { PAYSTACK_SECRET_KEY: key, PAYSTACK_BASE_URL: "https://api.paystack.co/?x=1" }, variable: "PAYSTACK_BASE_URL" },
+    { name: "paystack in PAYMENT_PROCESSORS", env: { PAYMENT_PROCESSORS: "paystack" }, variable: "PAYMENT_PROCESSORS" },
+  ];
+  for (const { name, env, variable } of refused) {
+    it(`refuses ${name}, naming ${variable} and never the key`, () => {
+      const error = assertRefused(env, variable);
+      if (env.PAYSTACK_SECRET_KEY) assert.ok(!error.message.includes(env.PAYSTACK_SECRET_KEY.slice(8)), error.message);
+    });
+  }
 });
 
 describe("settingNames", () => {

@@ -30,7 +30,7 @@ describe("normalizeCreateRequest", () => {
       request({
         currency: "NGN",
         receiptEmail: "accounts@example.com",
-        paymentMethod: ["paystack", "card"],
+        paymentMethod: ["ussd", "card"],
         callbackUrl: "https://shop.example.com/return",
         settlementAccounts: [{ $typeName: "payments.v2.SettlementSplit", settlementAccountId: "sa_1", splitAmount: 50000n }],
       }),
@@ -38,7 +38,7 @@ describe("normalizeCreateRequest", () => {
     );
     assert.equal(normalized.currency, "NGN");
     assert.equal(normalized.receiptEmail, "accounts@example.com");
-    assert.deepEqual(normalized.paymentMethods, ["paystack", "card"]);
+    assert.deepEqual(normalized.paymentMethods, ["ussd", "card"]);
     assert.equal(normalized.callbackUrl, "https://shop.example.com/return");
     assert.deepEqual(normalized.splits, [{ settlementAccountId: "sa_1", splitAmount: 50000n }]);
   });
@@ -55,6 +55,7 @@ describe("normalizeCreateRequest", () => {
     { name: "an unknown payment method", fields: { paymentMethod: ["card", "cash"] }, field: "paymentMethod[1]" },
     { name: "one account split twice", fields: { settlementAccounts: [split("sa_1", 1n), split("sa_1", 2n)] }, field: "settlementAccounts[1].settlementAccountId" },
     { name: "splits over the amount", fields: { settlementAccounts: [split("sa_1", 50001n)] }, field: "settlementAccounts" },
+    { name: "paystack with settlement splits", fields: { paymentMethod: ["card", "paystack"], settlementAccounts: [split("sa_1", 1n)] }, field: "paymentMethod[1]" },
   ];
   for (const { name, fields, field } of refused) {
     it(`refuses ${name}, naming ${field}`, () => {
@@ -64,4 +65,27 @@ describe("normalizeCreateRequest", () => {
       );
     });
   }
+
+  it("refuses paystack with splits, saying so; by default, with splits, offers every method but paystack", () => {
+    assert.throws(
+      () => normalizeCreateRequest(request({ paymentMethod: ["paystack"], settlementAccounts: [split("sa_1", 1n)] }), catalogue),
+      (error: unknown) =>
+        error instanceof ConnectError &&
+        error.rawMessage === 'paymentMethod[0]: "paystack" cannot collect an intent with settlementAccounts: its split accounts are not mapped yet',
+    );
+    assert.deepEqual(normalizeCreateRequest(request({ settlementAccounts: [split("sa_1", 1n)] }), catalogue).paymentMethods, ["card", "bank_transfer", "ussd"]);
+  });
+
+  it("refuses paystack where it is not configured, saying so rather than calling it unknown", () => {
+    const without = createPaymentMethodCatalogue(["opay"]);
+    assert.equal(without.notConfigured("paystack"), true);
+    assert.equal(without.notConfigured("cash"), false);
+    assert.throws(
+      () => normalizeCreateRequest(request({ paymentMethod: ["card", "paystack"] }), without),
+      (error: unknown) =>
+        error instanceof ConnectError &&
+        error.code === Code.InvalidArgument &&
+        error.rawMessage === 'paymentMethod[1]: the payment processor "paystack" is not configured on this service',
+    );
+  });
 });

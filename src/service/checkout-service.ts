@@ -118,16 +118,22 @@ export function createCheckoutService(deps: CheckoutServiceDeps): CheckoutServic
         if (isLapsed(current, now)) return { attempt: null, next: { status: "expired", at: now } };
         if (current.deletedAt !== null || current.status !== "pending") return { attempt: null, next: null };
         const charge = await deps.processor.charge({ paymentIntentId: current.id, amount: current.amount, method: submission.method, card });
+        const id = deps.ids.paymentAttemptId();
         const attempt: PaymentAttemptRecord = {
-          id: deps.ids.paymentAttemptId(),
+          id,
           paymentIntentId: current.id,
           merchantId: current.merchantId,
           amount: current.amount,
           method: submission.method,
           outcome: charge.outcome,
+          processor: deps.processor.name,
+          idempotencyKey: id,
           processorReference: charge.reference,
+          nextActionUrl: null,
           declineReason: charge.outcome === "declined" ? (charge.declineReason ?? "The payment was declined.") : null,
+          lateSuccess: null,
           createdAt: now,
+          settledAt: now,
         };
         if (charge.outcome === "succeeded") {
           return { attempt, next: { status: "successful", transaction: charge.reference, at: now } };

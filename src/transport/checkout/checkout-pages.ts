@@ -10,6 +10,8 @@ const labelOf = (name: string) => methodLabels[name] ?? `Pay with ${name}`;
 
 /** What each settled state tells the customer; none of them offers a payment. */
 const stateMessages: Record<Exclude<PaymentIntentStatus, "pending">, { title: string; text: string }> = {
+  processing: { title: "Payment processing", text: "We are waiting for your bank to confirm this payment. This page shows the result once it does." },
+  requires_action: { title: "Confirm your payment", text: "Your bank needs you to confirm this payment." },
   successful: { title: "Payment received", text: "This payment has been made. Thank you." },
   failed: { title: "Payment failed", text: "This payment failed after too many declined attempts. Ask the merchant for a new payment link." },
   expired: { title: "Payment link expired", text: "This payment link has expired. Ask the merchant for a new one." },

@@ -943,7 +943,13 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
             "description": "One of the intent's payment methods; the first of them when not given."
           },
           "outcome": {
-            "$ref": "#/components/schemas/PaymentAttemptOutcome"
+            "type": "string",
+            "enum": [
+              "succeeded",
+              "declined",
+              "processing"
+            ],
+            "description": "What the processor answers: succeeded or declined at once, or processing (the attempt stays with the processor until SettlePaymentAttempt)."
           }
         },
         "description": "CreatePaymentAttemptRequest says which intent to pay, how, and with what outcome."

@@ -337,7 +337,11 @@ export interface components {
         CreatePaymentAttemptRequest: {
             /** @description One of the intent's payment methods; the first of them when not given. */
             paymentMethod?: string | null;
-            outcome: components["schemas"]["PaymentAttemptOutcome"];
+            /**
+             * @description What the processor answers: succeeded or declined at once, or processing (the attempt stays with the processor until SettlePaymentAttempt).
+             * @enum {string}
+             */
+            outcome: "succeeded" | "declined" | "processing";
         };
         /** @description CreatePaymentAttemptResponse is the attempt and the intent after it. */
         CreatePaymentAttemptResponse: {

@@ -25,8 +25,11 @@ import { createRefundProcedures } from "../procedures/refund-procedures.js";
 import { createSettlementAccountProcedures } from "../procedures/settlement-account-procedures.js";
 import { createTestHelperProcedures } from "../procedures/test-helper-procedures.js";
 import { createWebhookEndpointProcedures } from "../procedures/webhook-endpoint-procedures.js";
-import type { ChargingProcessor as PaymentProcessor } from "../processor/test-mode-processor.js";
+import type { PaymentProcessor } from "../processor/payment-processor.js";
 import { createTestModeProcessor } from "../processor/test-mode-processor.js";
+import { createSettleAttempt } from "../service/attempt-settler.js";
+import { createLoggingLateSuccessHandler } from "../service/late-success-handler.js";
+import { defaultProcessorTimeoutMs } from "./refund-parts.js";
 import { createCors, type CorsOptions } from "../protocols/cors.js";
 import { createDispatcher } from "../protocols/dispatch.js";
 import { createRestEncoders } from "../protocols/rest/encode-json.js";
@@ -110,7 +113,11 @@ export interface AppOptions {
   /** TEST_HELPERS=true: serve TestHelperService; absent, its routes and RPCs do not exist. */
   testHelpers?: TestHelpersOptions;
   /** RefundService (over the same processor as options.processor); absent, its routes and RPCs do not exist. */
-  refunds?: Pick<RefundParts, "service">;
+  refunds?: Pick<RefundParts, "service"> & Partial<Pick<RefundParts, "lateSuccess">>;
+  /** PROCESSOR_TIMEOUT_MS: the longest one processor call is waited for; default 10 s. */
+  processorTimeoutMs?: number;
+  /** The test processor's 3-D Secure answer, which serves its test page under /checkout (test mode only). */
+  testThreeDs?: (idempotencyKey: string, approve: boolean) => string | undefined;
 }
 
 /** What the event and webhook endpoint API needs beyond the API's own parts. */
@@ -168,9 +175,19 @@ export function createApp(options: AppOptions): NodeHandler {
     checkoutTtlMs: options.checkoutTtlMs ?? defaultCheckoutTtlMs,
   });
   const expiry = createPaymentExpiry({ intents: options.intents, clock: options.clock, events });
-  const processor = options.processor ?? createTestModeProcessor();
-  // With the helpers on, the checkout's processor answers a helper's charge with the outcome it asked for.
+  const testProcessor = options.processor ? undefined : createTestModeProcessor({ publicUrl: options.publicUrl });
+  const processor = options.processor ?? testProcessor!;
+  // With the helpers on, the checkout's processor answers a helper's attempt with the outcome it asked for.
   const outcomes = options.testHelpers && createForcedOutcomes(processor);
+  const maxAttempts = options.maxPaymentAttempts ?? defaultMaxPaymentAttempts;
+  const settle = createSettleAttempt({
+    intents: options.intents,
+    lateSuccess: options.refunds?.lateSuccess ?? createLoggingLateSuccessHandler({ logger: options.logger }),
+    events,
+    clock: options.clock,
+    logger: options.logger,
+    maxAttempts,
+  });
   const checkout = createCheckoutService({
     intents: options.intents,
     merchants: options.merchants ?? { nameOf: async (merchantId) => merchantId },
@@ -178,9 +195,12 @@ export function createApp(options: AppOptions): NodeHandler {
     catalogue,
     expiry,
     events,
+    settle,
     clock: options.clock,
     ids: options.ids,
-    maxAttempts: options.maxPaymentAttempts ?? defaultMaxPaymentAttempts,
+    maxAttempts,
+    publicUrl: options.publicUrl,
+    processorTimeoutMs: options.processorTimeoutMs ?? defaultProcessorTimeoutMs,
   });
   const checkoutRoutes = createCheckoutRoutes({
     checkout,
@@ -190,6 +210,7 @@ export function createApp(options: AppOptions): NodeHandler {
     }),
     publicUrl: options.publicUrl,
     logger: options.logger,
+    testThreeDs: options.testThreeDs ?? testProcessor?.decide,
   });
   const settlementAccounts = createSettlementAccountService({
     accounts: options.accounts,

@@ -151,8 +151,9 @@ export async function startService(config: Config, options: StartServiceOptions)
     failed: "expiry sweep failed",
   });
   // The processor the checkout charges through and refunds go back through.
-  const processor = createTestModeProcessor();
-  const refundParts = createRefundParts({ refunds: stores.refunds, intents: stores.intents, processor, clock, ids, logger });
+  const processor = createTestModeProcessor({ latencyMs: config.processor.testLatencyMs, publicUrl: config.publicUrl });
+  const processorTimeoutMs = config.processor.timeoutMs;
+  const refundParts = createRefundParts({ refunds: stores.refunds, intents: stores.intents, processor, clock, ids, logger, processorTimeoutMs });
   const refundSweep = startPeriodicSweep({
     run: () => refundParts.reconciler.runOnce(clock.now(), closing.signal),
     intervalMs: refundReconcileIntervalMs,
@@ -275,6 +276,8 @@ export async function startService(config: Config, options: StartServiceOptions)
     testHelpers: helpersConfig.enabled ? { enrollment: stores.enrollment, clock: testClock } : undefined,
     processor,
     refunds: refundParts,
+    processorTimeoutMs,
+    testThreeDs: processor.decide,
   });
   logger.info({ url: server.url, basePath: config.basePath, store: stores.kind }, "payment intent service listening");
   if (helpersConfig.enabled) logTestHelpers(logger, config);

@@ -18,8 +18,8 @@ import type { EventStore } from "../../src/store/event-store.js";
 import { createMemoryStores } from "../../src/store/memory/create-memory-stores.js";
 import type { PaymentIntentStore } from "../../src/store/payment-intent-store.js";
 import type { RefundStore } from "../../src/store/refund-store.js";
-import { createTestModeProcessor, type ChargingProcessor } from "../../src/processor/test-mode-processor.js";
-import type { RefundingProcessor } from "../../src/service/refund-settler.js";
+import type { PaymentProcessor } from "../../src/processor/payment-processor.js";
+import { createTestModeProcessor, type TestModeProcessor } from "../../src/processor/test-mode-processor.js";
 import { createRefundParts, type RefundParts } from "../../src/server/refund-parts.js";
 import type { SettlementAccountStore } from "../../src/store/settlement-account-store.js";
 import type { WebhookEndpointStore } from "../../src/store/webhook-endpoint-store.js";
@@ -90,8 +90,10 @@ export interface TestServerOptions {
    * instances of one service do.
    */
   databaseUrl?: string;
+  /** DB_POOL_MAX of the PostgreSQL stores; default 10. */
+  poolMax?: number;
   /** The processor the checkout charges and refunds go through; default the test-mode processor. */
-  processor?: ChargingProcessor & RefundingProcessor;
+  processor?: PaymentProcessor;
   /** PROCESSOR_TIMEOUT_MS for refunds' processor calls. */
   processorTimeoutMs?: number;
 }
@@ -134,7 +136,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   let closeStores = async () => {};
   if ((options.databaseUrl || (options.store ?? testStoreKind) === "postgres") && !options.intents && !options.accounts) {
     const database = options.databaseUrl ? { url: options.databaseUrl, drop: async () => {} } : await createTestDatabase();
-    const stores = await openMigratedStores(database.url, { clock, outbox });
+    const stores = await openMigratedStores(database.url, { clock, outbox, poolMax: options.poolMax });
     for (const { merchantId, key } of entries) await stores.apiKeys.addKey(merchantId, key);
     ({ intents, accounts, refunds } = stores);
     recorded = { events: stores.events, endpoints: stores.endpoints, deliveryQueue: stores.deliveryQueue };
@@ -150,7 +152,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   let handler: NodeHandler = () => {};
   const server = await listen((req, res) => handler(req, res), { host: "127.0.0.1", port: 0, limits: options.limits });
   if (options.wrapVerifier) verifier = options.wrapVerifier(verifier);
-  const processor = options.processor ?? createTestModeProcessor();
+  const testProcessor: TestModeProcessor | undefined = options.processor ? undefined : createTestModeProcessor({ publicUrl: server.url });
+  const processor = options.processor ?? testProcessor!;
   const logger = options.logger ?? silentLogger;
   const refundParts = createRefundParts({ refunds, intents, processor, clock, ids, logger, processorTimeoutMs: options.processorTimeoutMs });
   presenter = createPaymentIntentPresenter({ publicUrl: server.url, catalogue: createPaymentMethodCatalogue(options.processors ?? ["paystack"]) });
@@ -177,6 +180,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     },
     processor,
     refunds: refundParts,
+    processorTimeoutMs: options.processorTimeoutMs,
+    testThreeDs: testProcessor?.decide,
     ...options.app,
   });
   return {

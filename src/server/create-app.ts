@@ -28,6 +28,7 @@ import { createWebhookEndpointProcedures } from "../procedures/webhook-endpoint-
 import type { PaymentProcessor } from "../processor/payment-processor.js";
 import { createTestModeProcessor } from "../processor/test-mode-processor.js";
 import { createSettleAttempt } from "../service/attempt-settler.js";
+import type { SettleAttempt } from "../service/settle-attempt.js";
 import { createLoggingLateSuccessHandler } from "../service/late-success-handler.js";
 import { defaultProcessorTimeoutMs } from "./refund-parts.js";
 import { createCors, type CorsOptions } from "../protocols/cors.js";
@@ -116,6 +117,8 @@ export interface AppOptions {
   refunds?: Pick<RefundParts, "service"> & Partial<Pick<RefundParts, "lateSuccess">>;
   /** PROCESSOR_TIMEOUT_MS: the longest one processor call is waited for; default 10 s. */
   processorTimeoutMs?: number;
+  /** The one SettleAttempt of the service (the reconciler's too); default: one built over options.intents. */
+  settle?: SettleAttempt;
   /** The test processor's 3-D Secure answer, which serves its test page under /checkout (test mode only). */
   testThreeDs?: (idempotencyKey: string, approve: boolean) => string | undefined;
 }
@@ -180,7 +183,7 @@ export function createApp(options: AppOptions): NodeHandler {
   // With the helpers on, the checkout's processor answers a helper's attempt with the outcome it asked for.
   const outcomes = options.testHelpers && createForcedOutcomes(processor);
   const maxAttempts = options.maxPaymentAttempts ?? defaultMaxPaymentAttempts;
-  const settle = createSettleAttempt({
+  const settle = options.settle ?? createSettleAttempt({
     intents: options.intents,
     lateSuccess: options.refunds?.lateSuccess ?? createLoggingLateSuccessHandler({ logger: options.logger }),
     events,

@@ -34,7 +34,9 @@ import { createOperations } from "./operations.js";
 import { startPeriodicSweep } from "./periodic-sweep.js";
 import { createReadiness, type Readiness } from "../observability/readiness.js";
 import { createTestModeProcessor } from "../processor/test-mode-processor.js";
-import { createRefundParts, refundReconcileIntervalMs } from "./refund-parts.js";
+import { createRefundParts } from "./refund-parts.js";
+import { createAttemptReconciler } from "../service/attempt-reconciler.js";
+import { createSettleAttempt } from "../service/attempt-settler.js";
 
 export interface StartServiceOptions {
   logger: Logger;
@@ -154,12 +156,38 @@ export async function startService(config: Config, options: StartServiceOptions)
   const processor = createTestModeProcessor({ latencyMs: config.processor.testLatencyMs, publicUrl: config.publicUrl });
   const processorTimeoutMs = config.processor.timeoutMs;
   const refundParts = createRefundParts({ refunds: stores.refunds, intents: stores.intents, processor, clock, ids, logger, processorTimeoutMs });
-  const refundSweep = startPeriodicSweep({
-    run: () => refundParts.reconciler.runOnce(clock.now(), closing.signal),
-    intervalMs: refundReconcileIntervalMs,
+  // The one SettleAttempt of this instance: the checkout, the return URL and the reconciler commit outcomes through it.
+  const settle = createSettleAttempt({
+    intents: stores.intents,
+    lateSuccess: refundParts.lateSuccess,
+    events: paymentEvents,
+    clock,
     logger,
-    done: (settled) => [{ settled }, "reconciled pending refunds"],
-    failed: "refund reconciliation failed",
+    maxAttempts: config.checkout.maxAttempts,
+  });
+  const reconcilables = [
+    createAttemptReconciler({
+      intents: stores.intents,
+      processors: { get: (name) => (name === processor.name ? processor : undefined) },
+      settle,
+      logger,
+      processorTimeoutMs,
+      alarmAfterMs: config.processor.alarmAfterMs,
+      onAlarm: () => metrics.recordProcessingAlarm(),
+    }),
+    refundParts.reconciler,
+  ];
+  // One loop reconciles what the processor has not told us yet: open attempts, then pending refunds.
+  const reconcileSweep = startPeriodicSweep({
+    run: async () => {
+      let settled = 0;
+      for (const work of reconcilables) settled += await work.runOnce(clock.now(), closing.signal);
+      return settled;
+    },
+    intervalMs: config.processor.reconcileIntervalMs,
+    logger,
+    done: (settled) => [{ settled }, "reconciled open payment attempts and pending refunds"],
+    failed: "reconciliation failed",
   });
   const retention = createEventRetention({ events: stores.events, clock, retentionDays: config.webhooks.eventRetentionDays });
   const retentionSweep = startPeriodicSweep({
@@ -188,7 +216,7 @@ export async function startService(config: Config, options: StartServiceOptions)
   const stopWaking = testClock?.onAdvance(() => {
     sweep.wake();
     retentionSweep.wake();
-    refundSweep.wake();
+    reconcileSweep.wake();
     engine.wake();
   });
   const closing = new AbortController();
@@ -204,7 +232,7 @@ export async function startService(config: Config, options: StartServiceOptions)
       stopWaking?.();
       sweep.stop();
       retentionSweep.stop();
-      refundSweep.stop();
+      reconcileSweep.stop();
       await engine.stop();
     })();
     return stopped;
@@ -277,6 +305,7 @@ export async function startService(config: Config, options: StartServiceOptions)
     processor,
     refunds: refundParts,
     processorTimeoutMs,
+    settle,
     testThreeDs: processor.decide,
   });
   logger.info({ url: server.url, basePath: config.basePath, store: stores.kind }, "payment intent service listening");

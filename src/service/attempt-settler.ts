@@ -42,11 +42,12 @@ export function createSettleAttempt(deps: AttemptSettlerDeps): SettleAttempt {
     const attempt = await intents.findAttempt(key.merchantId, key.attemptId);
     if (!attempt) return undefined;
     const now = clock.now();
-    const settlement = settlementOf(outcome);
+    // A redirect the customer has not followed yet is news of nothing: the attempt waits for its next check.
+    const settlement = outcome.kind === "redirect" && attempt.outcome === "requires_action" ? undefined : settlementOf(outcome);
     if (!settlement) {
       const retryAfterMs = outcome.kind === "unknown" ? (outcome.retryAfterMs ?? 0) : 0;
       const checkAfter = new Date(now.getTime() + Math.max(nextAttemptCheckMs(now.getTime() - attempt.createdAt.getTime()), retryAfterMs));
-      const reference = outcome.kind === "pending" ? outcome.reference : null;
+      const reference = outcome.kind === "pending" || outcome.kind === "redirect" ? outcome.reference : null;
       await intents.postponeAttempt(key.merchantId, key.attemptId, { checkAfter, processorReference: reference, leaseToken: options.leaseToken });
       if (outcome.kind === "unknown") logger.warn({ attempt: attempt.id, source: options.source, reason: outcome.reason }, "a payment attempt's outcome is unknown: it stays processing");
       const intent = await intents.findById(key.merchantId, attempt.paymentIntentId);

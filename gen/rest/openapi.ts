@@ -949,7 +949,7 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
               "declined",
               "processing"
             ],
-            "description": "What the processor answers: succeeded or declined at once, or processing (the attempt stays with the processor until SettlePaymentAttempt)."
+            "description": "What the processor answers: succeeded or declined at once, or processing (the attempt stays processing, and the intent with it)."
           }
         },
         "description": "CreatePaymentAttemptRequest says which intent to pay, how, and with what outcome."

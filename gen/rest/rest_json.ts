@@ -338,7 +338,7 @@ export interface components {
             /** @description One of the intent's payment methods; the first of them when not given. */
             paymentMethod?: string | null;
             /**
-             * @description What the processor answers: succeeded or declined at once, or processing (the attempt stays with the processor until SettlePaymentAttempt).
+             * @description What the processor answers: succeeded or declined at once, or processing (the attempt stays processing, and the intent with it).
              * @enum {string}
              */
             outcome: "succeeded" | "declined" | "processing";

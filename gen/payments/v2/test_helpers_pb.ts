@@ -94,8 +94,7 @@ export type CreatePaymentAttemptRequest = Message<"payments.v2.CreatePaymentAtte
 
   /**
    * What the processor answers: succeeded or declined at once, or
-   * processing (the attempt stays with the processor until
-   * SettlePaymentAttempt).
+   * processing (the attempt stays processing, and the intent with it).
    *
    * @generated from field: string outcome = 3;
    */

@@ -1,7 +1,7 @@
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ProcessorWebhookRejected } from "./processor-webhook-rejected.js";
-import type { AttemptOutcome, PaymentInstructions, PaymentProcessor, RefundOutcome } from "./payment-processor.js";
+import type { AttemptOutcome, PaymentInstructions, PaymentProcessor, ProcessorNotice, RefundOutcome } from "./payment-processor.js";
 
 /** The test cards, as docs/payments.md's test-card table lists them. */
 export const testCards = {
@@ -29,7 +29,18 @@ export interface TestModeProcessorOptions {
   latencyMs?: number;
   /** The service's public URL: the 3-D Secure test page lives under its /checkout. */
   publicUrl?: string;
+  /** Signs and verifies its webhook notices (HMAC-SHA256); default: random per process. */
+  webhookKey?: Buffer;
 }
+
+/** A signed test-processor webhook, ready to POST to /processor-webhooks/test. */
+export interface SignedNotice {
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** The header that carries a test notice's signature: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">`. */
+export const testSignatureHeader = "x-test-signature";
 
 /** TestModeProcessor is the test-mode processor, with what a test, a drill or the 3-D Secure test page needs to reach. */
 export interface TestModeProcessor extends PaymentProcessor {
@@ -45,6 +56,8 @@ export interface TestModeProcessor extends PaymentProcessor {
   decide(idempotencyKey: string, approve: boolean): string | undefined;
   /** Whether an attempt key awaits the customer on the 3-D Secure test page. */
   awaitingCustomer(idempotencyKey: string): boolean;
+  /** Signs a notice as the test processor's webhook sends it (for tests and drills; parseWebhook verifies it). */
+  signNotice(notice: Exclude<ProcessorNotice, { kind: "ignored" }>, at?: Date): SignedNotice;
 }
 
 /**
@@ -66,6 +79,8 @@ export interface TestModeProcessor extends PaymentProcessor {
  */
 export function createTestModeProcessor(options: TestModeProcessorOptions = {}): TestModeProcessor {
   const latencyMs = options.latencyMs ?? 0;
+  const webhookKey = options.webhookKey ?? randomBytes(32);
+  const mac = (signed: string) => createHmac("sha256", webhookKey).update(signed).digest();
   const base = (options.publicUrl ?? "http://127.0.0.1").replace(/\/+$/, "");
   const digitsOf = (id: string, salt: string, count: number) => {
     const hash = createHash("sha256").update(`${salt}:${id}`).digest();
@@ -191,8 +206,27 @@ export function createTestModeProcessor(options: TestModeProcessorOptions = {}):
       return held ? answerOf(held) : { kind: "declined", reference: null, reason: "The processor never received this payment." };
     },
 
-    parseWebhook() {
-      throw new ProcessorWebhookRejected("the test processor sends no webhooks");
+    parseWebhook(headers, rawBody) {
+      const header = headers[testSignatureHeader];
+      const match = typeof header === "string" ? /^t=(\d{1,12}),v1=([0-9a-f]{64})$/.exec(header) : null;
+      if (!match) throw new ProcessorWebhookRejected("no test signature");
+      const expected = mac(`${match[1]}.${rawBody.toString("utf8")}`);
+      if (!timingSafeEqual(expected, Buffer.from(match[2]!, "hex"))) throw new ProcessorWebhookRejected("the test signature does not match");
+      let parsed: { id?: unknown; type?: unknown; key?: unknown; outcome?: Record<string, unknown> };
+      try {
+        parsed = JSON.parse(rawBody.toString("utf8"));
+      } catch {
+        throw new ProcessorWebhookRejected("the body is not JSON");
+      }
+      if (typeof parsed.id !== "string" || typeof parsed.key !== "string" || typeof parsed.outcome !== "object" || parsed.outcome === null) {
+        throw new ProcessorWebhookRejected("not a test processor notice");
+      }
+      const outcome = parsed.outcome;
+      if (parsed.type === "attempt") {
+        return { kind: "attempt", noticeId: parsed.id, idempotencyKey: parsed.key, outcome: { ...outcome, ...(typeof outcome.amount === "string" && { amount: BigInt(outcome.amount) }) } as AttemptOutcome };
+      }
+      if (parsed.type === "refund") return { kind: "refund", noticeId: parsed.id, idempotencyKey: parsed.key, outcome: outcome as RefundOutcome };
+      return { kind: "ignored", reason: `type ${String(parsed.type)}` };
     },
 
     async refund(request, signal) {
@@ -231,6 +265,13 @@ export function createTestModeProcessor(options: TestModeProcessorOptions = {}):
         : { kind: "declined", reference: held.reference, reason: "The payment was not confirmed on the 3-D Secure page." };
       attempts.set(idempotencyKey, { state: "settled", outcome });
       return held.returnUrl;
+    },
+
+    signNotice(notice, at = new Date()) {
+      const outcome = { ...notice.outcome, ...("amount" in notice.outcome && { amount: String(notice.outcome.amount) }) };
+      const body = JSON.stringify({ id: notice.noticeId, type: notice.kind, key: notice.idempotencyKey, outcome });
+      const t = Math.floor(at.getTime() / 1000);
+      return { headers: { "content-type": "application/json", [testSignatureHeader]: `t=${t},v1=${mac(`${t}.${body}`).toString("hex")}` }, body };
     },
 
     awaitingCustomer: (idempotencyKey) => attempts.get(idempotencyKey)?.state === "awaiting_customer",

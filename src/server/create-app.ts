@@ -59,6 +59,8 @@ import type { PaymentIntentStore } from "../store/payment-intent-store.js";
 import type { SettlementAccountStore } from "../store/settlement-account-store.js";
 import type { WebhookEndpointStore } from "../store/webhook-endpoint-store.js";
 import { createCheckoutRoutes } from "../transport/checkout/checkout-routes.js";
+import { createProcessorWebhookRoute } from "../transport/processor-webhooks/processor-webhook-route.js";
+import { createLoggingRefundNoticeHandler } from "../service/refund-notice-handler.js";
 import { createCsrf } from "../transport/checkout/csrf.js";
 import { systemResolver, type HostResolver } from "../webhooks/host-resolver.js";
 import { defaultListenLimits } from "../listener/listen-limits.js";
@@ -114,7 +116,7 @@ export interface AppOptions {
   /** TEST_HELPERS=true: serve TestHelperService; absent, its routes and RPCs do not exist. */
   testHelpers?: TestHelpersOptions;
   /** RefundService (over the same processor as options.processor); absent, its routes and RPCs do not exist. */
-  refunds?: Pick<RefundParts, "service"> & Partial<Pick<RefundParts, "lateSuccess">>;
+  refunds?: Pick<RefundParts, "service"> & Partial<Pick<RefundParts, "lateSuccess" | "notices">>;
   /** PROCESSOR_TIMEOUT_MS: the longest one processor call is waited for; default 10 s. */
   processorTimeoutMs?: number;
   /** The one SettleAttempt of the service (the reconciler's too); default: one built over options.intents. */
@@ -215,6 +217,14 @@ export function createApp(options: AppOptions): NodeHandler {
     logger: options.logger,
     testThreeDs: options.testThreeDs ?? testProcessor?.decide,
   });
+  // The processor's own webhook settles through the same SettleAttempt (outside BASE_PATH, beside /checkout).
+  const processorWebhooks = createProcessorWebhookRoute({
+    processors: { get: (name) => (name === processor.name ? processor : undefined) },
+    intents: options.intents,
+    settle,
+    refunds: options.refunds?.notices ?? createLoggingRefundNoticeHandler(options.logger),
+    logger: options.logger,
+  });
   const settlementAccounts = createSettlementAccountService({
     accounts: options.accounts,
     pageTokens,
@@ -253,7 +263,7 @@ export function createApp(options: AppOptions): NodeHandler {
   const openApi = openApiRoutes(options.basePath, options.publicUrl);
   return createDispatcher({
     procedures,
-    httpRoutes: [...(options.httpRoutes ?? []), ...checkoutRoutes, ...openApi],
+    httpRoutes: [...(options.httpRoutes ?? []), ...checkoutRoutes, processorWebhooks, ...openApi],
     restRoutes,
     rest: createRestProtocol({
       routes: restRoutes,

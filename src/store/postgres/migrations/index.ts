@@ -3,7 +3,7 @@ import { Migration20261121120000_payment_attempts } from "./Migration20261121120
 import { Migration20261123000000_methods_array } from "./Migration20261123000000_methods_array.js";
 import { Migration20261123120000_events_webhooks } from "./Migration20261123120000_events_webhooks.js";
 import { Migration20261126110000_refunds } from "./Migration20261126110000_refunds.js";
-import { Migration20261126120000_attempt_lifecycle } from "./Migration20261126120000_attempt_lifecycle.js";
+import { Migration20261126130000_attempt_lifecycle } from "./Migration20261126130000_attempt_lifecycle.js";
 
 /** Every migration, oldest first. Listed, not discovered, so no file globbing at run time. */
 export const migrations = [
@@ -12,5 +12,5 @@ export const migrations = [
   Migration20261123000000_methods_array,
   Migration20261123120000_events_webhooks,
   Migration20261126110000_refunds,
-  Migration20261126120000_attempt_lifecycle,
+  Migration20261126130000_attempt_lifecycle,
 ];

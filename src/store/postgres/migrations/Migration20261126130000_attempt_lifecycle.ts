@@ -11,8 +11,8 @@ import { Migration } from "@mikro-orm/migrations";
  * late success is recorded with its reason and does not count as paying.
  * The test processor is named "test" from now on, on refunds too.
  */
-export class Migration20261126120000_attempt_lifecycle extends Migration {
-  override name = "Migration20261126120000_attempt_lifecycle";
+export class Migration20261126130000_attempt_lifecycle extends Migration {
+  override name = "Migration20261126130000_attempt_lifecycle";
 
   override up(): void {
     this.addSql(`alter table payment_intents drop constraint payment_intents_status_check`);
@@ -53,10 +53,10 @@ export class Migration20261126120000_attempt_lifecycle extends Migration {
         add constraint payment_attempts_idempotency_key unique (processor, idempotency_key)`);
     this.addSql(`drop index payment_attempts_one_success_key`);
     this.addSql(
-      `create unique index payment_attempts_one_success_key on payment_attempts (payment_intent_id) where outcome = 'succeeded' and late_success is null`,
+      `create unique index payment_attempts_one_success_key on payment_attempts (merchant_id, payment_intent_id) where outcome = 'succeeded' and late_success is null`,
     );
     this.addSql(
-      `create unique index payment_attempts_one_open_key on payment_attempts (payment_intent_id) where outcome in ('processing', 'requires_action')`,
+      `create unique index payment_attempts_one_open_key on payment_attempts (merchant_id, payment_intent_id) where outcome in ('processing', 'requires_action')`,
     );
     // The reconciler's claim: open attempts, earliest check first; and the alarm's scan of old ones.
     this.addSql(`create index payment_attempts_due_idx on payment_attempts (check_after) where outcome in ('processing', 'requires_action')`);
@@ -74,7 +74,7 @@ export class Migration20261126120000_attempt_lifecycle extends Migration {
     this.addSql(`drop index payment_attempts_due_idx`);
     this.addSql(`drop index payment_attempts_one_open_key`);
     this.addSql(`drop index payment_attempts_one_success_key`);
-    this.addSql(`create unique index payment_attempts_one_success_key on payment_attempts (payment_intent_id) where outcome = 'succeeded'`);
+    this.addSql(`create unique index payment_attempts_one_success_key on payment_attempts (merchant_id, payment_intent_id) where outcome = 'succeeded'`);
     this.addSql(`
       alter table payment_attempts
         drop constraint payment_attempts_idempotency_key,

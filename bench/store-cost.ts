@@ -55,6 +55,7 @@ function newIntent(): PaymentIntentRecord {
     paymentMethods: ["card", "bank_transfer"],
     callbackUrl: "https://shop.example.com/paid",
     transaction: null,
+    nextActionUrl: null,
     splits: [],
     checkoutToken: ids.checkoutToken(merchantId),
     requestFingerprint: "0".repeat(64),

@@ -43,6 +43,7 @@ export interface Config {
   redis: RedisConfig | undefined;
   shutdown: ShutdownConfig;
   checkout: CheckoutConfig;
+  processor: ProcessorConfig;
   /** TEST_HELPERS and TEST_CLOCK: the sandbox's test helpers. */
   testHelpers: TestHelpersConfig;
   webhooks: WebhookConfig;
@@ -96,6 +97,18 @@ export interface CheckoutConfig {
   maxAttempts: number;
   /** CHECKOUT_SECRET: signs the checkout forms; unset, a random secret per process. */
   secret: string | undefined;
+}
+
+/** ProcessorConfig: how the service talks to its processor and reconciles what it did not hear back (docs/payments.md). */
+export interface ProcessorConfig {
+  /** PROCESSOR_TIMEOUT_MS: the longest one processor call is waited for; no answer in time is unknown, and reconciled. */
+  timeoutMs: number;
+  /** RECONCILE_INTERVAL_MS: how often each instance asks the processor about open attempts and pending refunds. */
+  reconcileIntervalMs: number;
+  /** PROCESSING_ALARM_AFTER: an attempt open longer than this is logged at error (once) and counted in /metrics. */
+  alarmAfterMs: number;
+  /** TEST_PROCESSOR_LATENCY_MS: the test processor waits this long in every call. */
+  testLatencyMs: number;
 }
 
 /** RateLimitConfig: RATE_LIMIT_RPS and RATE_LIMIT_BURST. */
@@ -160,6 +173,10 @@ export const settingNames = [
   "CHECKOUT_TTL",
   "MAX_PAYMENT_ATTEMPTS",
   "CHECKOUT_SECRET",
+  "PROCESSOR_TIMEOUT_MS",
+  "RECONCILE_INTERVAL_MS",
+  "PROCESSING_ALARM_AFTER",
+  "TEST_PROCESSOR_LATENCY_MS",
   "DATABASE_URL",
   "MIGRATE_ON_START",
   "DB_POOL_MAX",
@@ -296,6 +313,12 @@ export function readConfig(env: Env, system: SystemLimits = {}): Config {
     metricsToken: readMetricsToken(env),
     corsAllowedOrigins: readCorsOrigins(env),
     checkout: readCheckoutConfig(env),
+    processor: {
+      timeoutMs: readInteger(env, "PROCESSOR_TIMEOUT_MS", 10_000, 100, 120_000),
+      reconcileIntervalMs: readInteger(env, "RECONCILE_INTERVAL_MS", 10_000, 50, 3_600_000),
+      alarmAfterMs: readDuration(env, "PROCESSING_ALARM_AFTER", 3_600_000, 1000, 30 * 86_400_000),
+      testLatencyMs: readInteger(env, "TEST_PROCESSOR_LATENCY_MS", 0, 0, 120_000),
+    },
     webhooks: readWebhookConfig(env, database === undefined && isLoopback(host)),
     limits: readListenLimits(env, system.openFileLimit, database?.poolMax ?? 0),
     trustedProxies: readTrustedProxies(env),

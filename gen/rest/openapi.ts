@@ -943,7 +943,13 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
             "description": "One of the intent's payment methods; the first of them when not given."
           },
           "outcome": {
-            "$ref": "#/components/schemas/PaymentAttemptOutcome"
+            "type": "string",
+            "enum": [
+              "succeeded",
+              "declined",
+              "processing"
+            ],
+            "description": "What the processor answers: succeeded or declined at once, or processing (the attempt stays processing, and the intent with it)."
           }
         },
         "description": "CreatePaymentAttemptRequest says which intent to pay, how, and with what outcome."
@@ -1347,6 +1353,8 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
         "type": "string",
         "enum": [
           "payment_intent.created",
+          "payment_intent.processing",
+          "payment_intent.requires_action",
           "payment_intent.succeeded",
           "payment_intent.payment_failed",
           "payment_intent.failed",
@@ -1487,6 +1495,25 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
         "pattern": "^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$",
         "description": "A name people read: of an account, a bank, a merchant."
       },
+      "NextAction": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "type",
+          "url"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "redirect",
+            "description": "Always \"redirect\" for now."
+          },
+          "url": {
+            "$ref": "#/components/schemas/HttpUrl"
+          }
+        },
+        "description": "NextAction is what the customer must do elsewhere to finish paying (a 3-D Secure page): go to url."
+      },
       "PaymentAttempt": {
         "type": "object",
         "additionalProperties": false,
@@ -1520,9 +1547,16 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
             "$ref": "#/components/schemas/PaymentAttemptOutcome"
           },
           "reference": {
-            "type": "string",
-            "minLength": 1,
-            "description": "The processor's reference; a successful attempt's becomes the intent's transaction."
+            "anyOf": [
+              {
+                "type": "string",
+                "minLength": 1
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "The processor's reference, once it gave one; a successful attempt's becomes the intent's transaction."
           },
           "declineReason": {
             "anyOf": [
@@ -1545,6 +1579,8 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
       "PaymentAttemptOutcome": {
         "type": "string",
         "enum": [
+          "processing",
+          "requires_action",
           "succeeded",
           "declined"
         ],
@@ -1570,7 +1606,8 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
           "settlementAccounts",
           "createdAt",
           "updatedAt",
-          "amountRefunded"
+          "amountRefunded",
+          "nextAction"
         ],
         "properties": {
           "id": {
@@ -1668,6 +1705,17 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
               }
             ],
             "description": "Kobo refunded or being refunded (refunds pending or successful) of the payment that paid the intent; always set, 0 when none."
+          },
+          "nextAction": {
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/NextAction"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "What the customer must do to finish paying: set exactly while the status is requires_action."
           }
         },
         "description": "PaymentIntent is the create response (§2.1)."
@@ -1697,7 +1745,8 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
           "settlementAccount",
           "createdAt",
           "updatedAt",
-          "amountRefunded"
+          "amountRefunded",
+          "nextAction"
         ],
         "properties": {
           "id": {
@@ -1800,6 +1849,17 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
               }
             ],
             "description": "Kobo refunded or being refunded (refunds pending or successful) of the payment that paid the intent; always set, 0 when none."
+          },
+          "nextAction": {
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/NextAction"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "What the customer must do to finish paying: set exactly while the status is requires_action."
           }
         },
         "description": "PaymentIntentListItem is a payment intent as lists and reads show it: §2.1 without settlementAccounts, plus the single settlementAccount of §2.4."
@@ -1808,6 +1868,8 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
         "type": "string",
         "enum": [
           "pending",
+          "processing",
+          "requires_action",
           "successful",
           "failed",
           "expired",

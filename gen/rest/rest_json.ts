@@ -337,7 +337,11 @@ export interface components {
         CreatePaymentAttemptRequest: {
             /** @description One of the intent's payment methods; the first of them when not given. */
             paymentMethod?: string | null;
-            outcome: components["schemas"]["PaymentAttemptOutcome"];
+            /**
+             * @description What the processor answers: succeeded or declined at once, or processing (the attempt stays processing, and the intent with it).
+             * @enum {string}
+             */
+            outcome: "succeeded" | "declined" | "processing";
         };
         /** @description CreatePaymentAttemptResponse is the attempt and the intent after it. */
         CreatePaymentAttemptResponse: {
@@ -450,7 +454,7 @@ export interface components {
          * @description What an event reports.
          * @enum {string}
          */
-        EventType: "payment_intent.created" | "payment_intent.succeeded" | "payment_intent.payment_failed" | "payment_intent.failed" | "payment_intent.expired" | "payment_intent.cancelled" | "refund.created" | "refund.succeeded" | "refund.failed";
+        EventType: "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.succeeded" | "payment_intent.payment_failed" | "payment_intent.failed" | "payment_intent.expired" | "payment_intent.cancelled" | "refund.created" | "refund.succeeded" | "refund.failed";
         /** @description An absolute http(s) URL, stored and returned as WHATWG URL serialises it. */
         HttpUrl: string;
         /** @description ListEventsResponse is one page, newest first. */
@@ -489,6 +493,15 @@ export interface components {
         };
         /** @description A name people read: of an account, a bank, a merchant. */
         Name: string;
+        /** @description NextAction is what the customer must do elsewhere to finish paying (a 3-D Secure page): go to url. */
+        NextAction: {
+            /**
+             * @description Always "redirect" for now.
+             * @constant
+             */
+            type: "redirect";
+            url: components["schemas"]["HttpUrl"];
+        };
         /** @description PaymentAttempt is one try to pay an intent, as the service records it. */
         PaymentAttempt: {
             id: string;
@@ -497,8 +510,8 @@ export interface components {
             amount: string;
             paymentMethod: components["schemas"]["PaymentMethodName"];
             outcome: components["schemas"]["PaymentAttemptOutcome"];
-            /** @description The processor's reference; a successful attempt's becomes the intent's transaction. */
-            reference: string;
+            /** @description The processor's reference, once it gave one; a successful attempt's becomes the intent's transaction. */
+            reference: string | null;
             /** @description Why a declined attempt was declined; unset for a successful one. */
             declineReason: string | null;
             createdAt: components["schemas"]["DateTime"];
@@ -507,7 +520,7 @@ export interface components {
          * @description What a payment attempt came to.
          * @enum {string}
          */
-        PaymentAttemptOutcome: "succeeded" | "declined";
+        PaymentAttemptOutcome: "processing" | "requires_action" | "succeeded" | "declined";
         /** @description PaymentIntent is the create response (§2.1). */
         PaymentIntent: {
             id: components["schemas"]["PaymentIntentId"];
@@ -536,6 +549,8 @@ export interface components {
             updatedAt: components["schemas"]["DateTime"];
             /** @description Kobo refunded or being refunded (refunds pending or successful) of the payment that paid the intent; always set, 0 when none. */
             amountRefunded: string | null;
+            /** @description What the customer must do to finish paying: set exactly while the status is requires_action. */
+            nextAction: components["schemas"]["NextAction"] | null;
         };
         /** @description pi_ + a UUIDv7; opaque. */
         PaymentIntentId: string;
@@ -568,12 +583,14 @@ export interface components {
             updatedAt: components["schemas"]["DateTime"];
             /** @description Kobo refunded or being refunded (refunds pending or successful) of the payment that paid the intent; always set, 0 when none. */
             amountRefunded: string | null;
+            /** @description What the customer must do to finish paying: set exactly while the status is requires_action. */
+            nextAction: components["schemas"]["NextAction"] | null;
         };
         /**
          * @description A payment intent's status.
          * @enum {string}
          */
-        PaymentIntentStatus: "pending" | "successful" | "failed" | "expired" | "cancelled";
+        PaymentIntentStatus: "pending" | "processing" | "requires_action" | "successful" | "failed" | "expired" | "cancelled";
         /** @description PaymentMethod is one allowed way to pay (§2.2). */
         PaymentMethod: {
             /** @description Stable id of the method in the service's catalogue: pm_ + its name. */

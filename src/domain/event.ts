@@ -7,6 +7,8 @@ import type { RefundStatus } from "./refund.js";
  */
 export const eventTypes = [
   "payment_intent.created",
+  "payment_intent.processing",
+  "payment_intent.requires_action",
   "payment_intent.succeeded",
   "payment_intent.payment_failed",
   "payment_intent.failed",
@@ -27,6 +29,8 @@ export function isEventType(value: string): value is EventType {
 /** The event a new status announces. pending is announced by creation only. */
 const eventOfStatus: Record<PaymentIntentStatus, EventType | null> = {
   pending: null,
+  processing: "payment_intent.processing",
+  requires_action: "payment_intent.requires_action",
   successful: "payment_intent.succeeded",
   failed: "payment_intent.failed",
   expired: "payment_intent.expired",
@@ -46,15 +50,16 @@ export interface IntentChange {
 
 /**
  * eventTypeOf is the one rule that says which event a change records (at
- * most one per change): a creation is `created`; a move to a final status is
- * that status's event; a declined attempt that leaves the intent pending is
- * `payment_failed` (a declined attempt that fails the intent is `failed`
- * only). Anything else (an idempotent replay, a no-op) records nothing.
+ * most one per change): a creation is `created`; a move to another status is
+ * that status's event; a declined attempt that leaves the intent payable
+ * (pending, or back to pending from processing) is `payment_failed` (a
+ * declined attempt that fails the intent is `failed` only). Anything else
+ * (an idempotent replay, a no-op) records nothing.
  */
 export function eventTypeOf(change: IntentChange): EventType | null {
   if (change.from === null) return "payment_intent.created";
-  if (change.from !== change.to) return eventOfStatus[change.to];
-  return change.to === "pending" && change.declinedAttempt ? "payment_intent.payment_failed" : null;
+  if (change.to === "pending") return change.declinedAttempt ? "payment_intent.payment_failed" : null;
+  return change.from !== change.to ? eventOfStatus[change.to] : null;
 }
 
 /** The event a refund's change records: its creation, or the processor's final answer. */

@@ -1,9 +1,11 @@
 /**
- * The statuses a payment intent moves through. Only "pending" exists at
- * creation; "cancelled" is what delete does (§4.3); the others belong to the
- * payment lifecycle.
+ * The statuses a payment intent moves through (docs/payments.md, The payment
+ * lifecycle). Only "pending" exists at creation; "processing" while an
+ * attempt's outcome is not known, "requires_action" while the customer must
+ * act at the processor; "cancelled" is what delete does (§4.3). The last
+ * four are final.
  */
-export const paymentIntentStatuses = ["pending", "successful", "failed", "expired", "cancelled"] as const;
+export const paymentIntentStatuses = ["pending", "processing", "requires_action", "successful", "failed", "expired", "cancelled"] as const;
 
 export type PaymentIntentStatus = (typeof paymentIntentStatuses)[number];
 
@@ -38,6 +40,8 @@ export interface PaymentIntentRecord {
   paymentMethods: string[];
   callbackUrl: string | null;
   transaction: string | null;
+  /** Where the customer must go to finish paying: set exactly while the status is requires_action. */
+  nextActionUrl: string | null;
   splits: SettlementSplit[];
   /** The secret in checkoutLink. */
   checkoutToken: string;

@@ -39,6 +39,8 @@ export interface ServiceMetrics {
   readonly paymentEvents: PaymentEvents;
   /** The webhook delivery engine's metrics (payments_webhook_*). */
   readonly webhooks: WebhookMetrics;
+  /** Counts a payment attempt found processing longer than PROCESSING_ALARM_AFTER (each once). */
+  recordProcessingAlarm(): void;
 }
 
 /** createServiceMetrics registers every metric the README's Observability section lists. */
@@ -82,6 +84,11 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
     labelNames: ["reason"] as const,
     registers,
   });
+  const processingAlarms = new Counter({
+    name: "payments_processing_alarms_total",
+    help: "Payment attempts found processing longer than PROCESSING_ALARM_AFTER (each counted once): check them with the processor.",
+    registers,
+  });
   if (options.processMetrics) collectDefaultMetrics({ register: registry });
   const webhooks = createWebhookMetrics(registers);
 
@@ -121,6 +128,7 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
       transitioned: (_merchantId, _intentId, from, to) => transitions.inc({ from, to }),
     },
     webhooks,
+    recordProcessingAlarm: () => processingAlarms.inc(),
   };
 }
 

@@ -102,6 +102,7 @@ export function createOpenApiExamples(options: OpenApiExamplesOptions): OpenApiE
     transaction: null,
     meta: [],
     amountRefunded: "0",
+    nextAction: null,
   };
   const intent = { ...intentFields, settlementAccounts: [], createdAt, updatedAt: createdAt };
   const intentWithSplit = {

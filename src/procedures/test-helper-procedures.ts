@@ -47,7 +47,7 @@ function attemptMessage(attempt: PaymentAttemptRecord): PaymentAttempt {
     amount: attempt.amount,
     paymentMethod: attempt.method,
     outcome: attempt.outcome,
-    reference: attempt.processorReference,
+    reference: attempt.processorReference ?? undefined,
     declineReason: attempt.declineReason ?? undefined,
     createdAt: timestamp(attempt.createdAt),
   };

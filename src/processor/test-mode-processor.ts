@@ -1,34 +1,16 @@
-import { createHash, randomBytes } from "node:crypto";
-import type { PaymentAttemptOutcome } from "../domain/payment-attempt.js";
-import type { CardDetails, PaymentInstructions, PaymentProcessor, RefundOutcome } from "./payment-processor.js";
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import { ProcessorWebhookRejected } from "./processor-webhook-rejected.js";
+import type { AttemptOutcome, PaymentInstructions, PaymentProcessor, ProcessorNotice, RefundOutcome } from "./payment-processor.js";
 
-/** Interim: the synchronous charge the checkout still calls while the asynchronous port is built. */
-export interface ChargeRequest {
-  paymentIntentId: string;
-  amount: bigint;
-  method: string;
-  card?: CardDetails;
-}
-
-/** Interim: what a synchronous charge answered. */
-export interface ChargeResult {
-  outcome: PaymentAttemptOutcome;
-  reference: string;
-  declineReason?: string;
-}
-
-/** Interim: the processor shape the checkout calls until it moves to the asynchronous port. */
-export interface ChargingProcessor {
-  readonly name: string;
-  readonly testMode: boolean;
-  instructions(paymentIntentId: string, method: string): PaymentInstructions;
-  charge(request: ChargeRequest): Promise<ChargeResult>;
-}
-
-/** The test cards, as documented in the README. */
+/** The test cards, as docs/payments.md's test-card table lists them. */
 export const testCards = {
   succeeds: "4084084084084081",
   declined: "4000000000000002",
+  /** The customer must approve the payment on a 3-D Secure page (→ requires_action). */
+  needs3ds: "4000000000003220",
+  /** The processor takes the money but its answer never comes (→ unknown, processing): the reconciler settles it as succeeded. */
+  timesOut: "4000000000000119",
   /** The payment succeeds; every refund of it fails. */
   refundsFail: "4000000000005126",
 } as const;
@@ -36,77 +18,219 @@ export const testCards = {
 /** Marks the reference of a payment whose refunds fail, so any instance refunding it knows. */
 const refundsFailPrefix = "txn_test_rf_";
 
-/** TestModeProcessor is the test-mode processor: it charges, refunds, and tells a test or drill what it refunded. */
-export interface TestModeProcessor extends ChargingProcessor, Pick<PaymentProcessor, "refund" | "refundStatus"> {
+/** What the test processor holds for one attempt key. */
+type HeldAttempt =
+  | { state: "in_flight" }
+  | { state: "settled"; outcome: AttemptOutcome }
+  | { state: "awaiting_customer"; reference: string; url: string; returnUrl: string; amount: bigint };
+
+export interface TestModeProcessorOptions {
+  /** TEST_PROCESSOR_LATENCY_MS: every call waits this long first (default 0), as a real processor's network does. */
+  latencyMs?: number;
+  /** The service's public URL: the 3-D Secure test page lives under its /checkout. */
+  publicUrl?: string;
+  /** Signs and verifies its webhook notices (HMAC-SHA256); default: random per process. */
+  webhookKey?: Buffer;
+}
+
+/** A signed test-processor webhook, ready to POST to /processor-webhooks/test. */
+export interface SignedNotice {
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** The header that carries a test notice's signature: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">`. */
+export const testSignatureHeader = "x-test-signature";
+
+/** TestModeProcessor is the test-mode processor, with what a test, a drill or the 3-D Secure test page needs to reach. */
+export interface TestModeProcessor extends PaymentProcessor {
+  /** How many begin calls each attempt key made (a retry counts). */
+  beginCalls(): ReadonlyMap<string, number>;
+  /** How many times each attempt key was charged: never more than once. */
+  charges(): ReadonlyMap<string, number>;
   /** How many refund calls each refund idempotency key made (a retry counts, a second refund never happens). */
   refundCalls(): ReadonlyMap<string, number>;
   /** Kobo refunded per payment reference: never more than was charged. */
   refundedByPayment(): ReadonlyMap<string, bigint>;
+  /** The 3-D Secure test page's answer for an attempt awaiting it; returns where to send the customer, or undefined for no such attempt. */
+  decide(idempotencyKey: string, approve: boolean): string | undefined;
+  /** Whether an attempt key awaits the customer on the 3-D Secure test page. */
+  awaitingCustomer(idempotencyKey: string): boolean;
+  /** Signs a notice as the test processor's webhook sends it (for tests and drills; parseWebhook verifies it). */
+  signNotice(notice: Exclude<ProcessorNotice, { kind: "ignored" }>, at?: Date): SignedNotice;
 }
 
 /**
- * createTestModeProcessor simulates a processor without moving money:
- * card 4084 0840 8408 4081 succeeds, 4000 0000 0000 0002 is declined, any
- * other (valid) number is declined with a hint to use a test card; a bank
- * transfer, a USSD payment and a third-party processor always succeed once the
- * customer confirms. Instructions derive from the intent id, so a reload shows
- * the same virtual account and USSD code.
+ * createTestModeProcessor simulates an asynchronous processor without moving
+ * money (docs/payments.md, Test cards). Card 4084 0840 8408 4081 succeeds,
+ * 4000 0000 0000 0002 is declined, 4000 0000 0000 3220 needs 3-D Secure (a
+ * redirect to a local test page with approve and deny), 4000 0000 0000 0119
+ * times out with the money taken (the reconciler's status check finds it
+ * succeeded); any other valid number is declined with a hint. A bank
+ * transfer, a USSD payment and a third-party processor succeed once the
+ * customer confirms. Instructions derive from the intent id, so a reload
+ * shows the same virtual account and USSD code.
  *
- * Refunds succeed at once, except those of a payment made with 4000 0000
- * 0000 5126, which fail. Like a real processor it refunds each idempotency
- * key once (a repeat answers the first outcome) and never refunds a payment
- * beyond its amount; its state is this process's memory.
+ * Like a real processor it charges each idempotency key once: a repeated
+ * begin answers the first outcome, and it counts charges per key so a test
+ * or drill can prove nothing was charged twice. Refunds succeed at once,
+ * except those of a payment made with 4000 0000 0000 5126; each refund key
+ * refunds once, never beyond the payment. Its state is this process's memory.
  */
-export function createTestModeProcessor(): TestModeProcessor {
+export function createTestModeProcessor(options: TestModeProcessorOptions = {}): TestModeProcessor {
+  const latencyMs = options.latencyMs ?? 0;
+  const webhookKey = options.webhookKey ?? randomBytes(32);
+  const mac = (signed: string) => createHmac("sha256", webhookKey).update(signed).digest();
+  const base = (options.publicUrl ?? "http://127.0.0.1").replace(/\/+$/, "");
   const digitsOf = (id: string, salt: string, count: number) => {
     const hash = createHash("sha256").update(`${salt}:${id}`).digest();
     let digits = "";
     for (let i = 0; digits.length < count; i++) digits += String(hash[i % hash.length]! % 10);
     return digits;
   };
+  const newReference = () => `txn_test_${randomBytes(12).toString("hex")}`;
 
+  const attempts = new Map<string, HeldAttempt>();
+  const calls = new Map<string, number>();
+  const charged = new Map<string, number>();
   const refunds = new Map<string, { outcome: RefundOutcome; calls: number }>();
   const refunded = new Map<string, bigint>();
 
+  /** Waits the configured latency; an abort (the caller's timeout) ends the wait as a network error would. */
+  async function network(signal: AbortSignal): Promise<boolean> {
+    if (latencyMs <= 0) return !signal.aborted;
+    try {
+      await sleep(latencyMs, undefined, { signal });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  function charge(key: string): void {
+    charged.set(key, (charged.get(key) ?? 0) + 1);
+  }
+
+  /** What the processor decides for a new attempt (the money, if any, is taken here). */
+  function decideNew(key: string, method: string, number: string, amount: bigint, returnUrl: string): { held: HeldAttempt; answer: AttemptOutcome } {
+    const reference = newReference();
+    const succeeded = (ref = reference): AttemptOutcome => ({ kind: "succeeded", reference: ref, amount, currency: "NGN" });
+    if (method !== "card") {
+      charge(key);
+      return { held: { state: "settled", outcome: succeeded() }, answer: succeeded() };
+    }
+    switch (number) {
+      case testCards.succeeds:
+        charge(key);
+        return { held: { state: "settled", outcome: succeeded() }, answer: succeeded() };
+      case testCards.refundsFail: {
+        charge(key);
+        const outcome = succeeded(reference.replace("txn_test_", refundsFailPrefix));
+        return { held: { state: "settled", outcome }, answer: outcome };
+      }
+      case testCards.timesOut:
+        // The money is taken; the answer is lost on the way back.
+        charge(key);
+        return { held: { state: "settled", outcome: succeeded() }, answer: { kind: "unknown", reason: "the test processor timed out (test card)" } };
+      case testCards.needs3ds: {
+        const url = `${base}/checkout/test-3ds/${encodeURIComponent(key)}`;
+        return { held: { state: "awaiting_customer", reference, url, returnUrl, amount }, answer: { kind: "redirect", reference, url } };
+      }
+      case testCards.declined: {
+        const outcome: AttemptOutcome = { kind: "declined", reference, reason: "The card was declined by its issuer." };
+        return { held: { state: "settled", outcome }, answer: outcome };
+      }
+      default: {
+        const outcome: AttemptOutcome = { kind: "declined", reference, reason: "This is test mode: use a test card, such as 4084 0840 8408 4081." };
+        return { held: { state: "settled", outcome }, answer: outcome };
+      }
+    }
+  }
+
+  /** What a status check (or a repeated begin) answers for a key already held. */
+  function answerOf(held: HeldAttempt): AttemptOutcome {
+    switch (held.state) {
+      case "in_flight":
+        return { kind: "unknown", reason: "the test processor is still working on this attempt" };
+      case "awaiting_customer":
+        return { kind: "redirect", reference: held.reference, url: held.url };
+      case "settled":
+        return held.outcome;
+    }
+  }
+
   return {
-    name: "test mode",
+    name: "test",
     testMode: true,
 
-    instructions(paymentIntentId, method): PaymentInstructions {
+    handles: () => true,
+
+    instructions(intent, method): PaymentInstructions {
       switch (method) {
         case "card":
           return { kind: "card" };
         case "bank_transfer":
           return {
             kind: "bank_transfer",
-            accountNumber: `99${digitsOf(paymentIntentId, "nuban", 8)}`,
+            accountNumber: `99${digitsOf(intent.id, "nuban", 8)}`,
             bankName: "Test Bank (test mode)",
             accountName: "Payment Intents Test Collections",
           };
         case "ussd":
-          return { kind: "ussd", code: `*000*${digitsOf(paymentIntentId, "ussd", 6)}#` };
+          return { kind: "ussd", code: `*000*${digitsOf(intent.id, "ussd", 6)}#` };
         default:
           return { kind: "processor", processorName: method };
       }
     },
 
-    async charge(request: ChargeRequest): Promise<ChargeResult> {
-      const reference = `txn_test_${randomBytes(12).toString("hex")}`;
-      if (request.method !== "card") return { outcome: "succeeded", reference };
-      const number = request.card?.number ?? "";
-      if (number === testCards.succeeds) return { outcome: "succeeded", reference };
-      if (number === testCards.refundsFail) return { outcome: "succeeded", reference: reference.replace("txn_test_", refundsFailPrefix) };
-      if (number === testCards.declined) {
-        return { outcome: "declined", reference, declineReason: "The card was declined by its issuer." };
+    async begin(request, signal) {
+      const key = request.idempotencyKey;
+      calls.set(key, (calls.get(key) ?? 0) + 1);
+      const held = attempts.get(key);
+      if (held) return (await network(signal)) ? answerOf(held) : { kind: "unknown", reason: "no answer from the test processor in time" };
+      attempts.set(key, { state: "in_flight" });
+      if (!(await network(signal))) {
+        // The request never reached the processor: nothing was charged, and a status check says so.
+        attempts.delete(key);
+        return { kind: "unknown", reason: "no answer from the test processor in time" };
       }
-      return {
-        outcome: "declined",
-        reference,
-        declineReason: "This is test mode: use a test card, such as 4084 0840 8408 4081.",
-      };
+      const { held: next, answer } = decideNew(key, request.method, request.card?.number ?? "", request.amount, request.returnUrl);
+      attempts.set(key, next);
+      return answer;
     },
 
-    async refund(request) {
+    async status(ref, signal) {
+      if (!(await network(signal))) return { kind: "unknown", reason: "no answer from the test processor in time" };
+      const held = attempts.get(ref.idempotencyKey);
+      // Never received: no money moved, so the attempt is declined for good.
+      return held ? answerOf(held) : { kind: "declined", reference: null, reason: "The processor never received this payment." };
+    },
+
+    parseWebhook(headers, rawBody) {
+      const header = headers[testSignatureHeader];
+      const match = typeof header === "string" ? /^t=(\d{1,12}),v1=([0-9a-f]{64})$/.exec(header) : null;
+      if (!match) throw new ProcessorWebhookRejected("no test signature");
+      const expected = mac(`${match[1]}.${rawBody.toString("utf8")}`);
+      if (!timingSafeEqual(expected, Buffer.from(match[2]!, "hex"))) throw new ProcessorWebhookRejected("the test signature does not match");
+      let parsed: { id?: unknown; type?: unknown; key?: unknown; outcome?: Record<string, unknown> };
+      try {
+        parsed = JSON.parse(rawBody.toString("utf8"));
+      } catch {
+        throw new ProcessorWebhookRejected("the body is not JSON");
+      }
+      if (typeof parsed.id !== "string" || typeof parsed.key !== "string" || typeof parsed.outcome !== "object" || parsed.outcome === null) {
+        throw new ProcessorWebhookRejected("not a test processor notice");
+      }
+      const outcome = parsed.outcome;
+      if (parsed.type === "attempt") {
+        return { kind: "attempt", noticeId: parsed.id, idempotencyKey: parsed.key, outcome: { ...outcome, ...(typeof outcome.amount === "string" && { amount: BigInt(outcome.amount) }) } as AttemptOutcome };
+      }
+      if (parsed.type === "refund") return { kind: "refund", noticeId: parsed.id, idempotencyKey: parsed.key, outcome: outcome as RefundOutcome };
+      return { kind: "ignored", reason: `type ${String(parsed.type)}` };
+    },
+
+    async refund(request, signal) {
+      if (!(await network(signal))) return { kind: "unknown", reason: "no answer from the test processor in time" };
       const seen = refunds.get(request.idempotencyKey);
       if (seen) {
         seen.calls += 1;
@@ -127,11 +251,33 @@ export function createTestModeProcessor(): TestModeProcessor {
       return outcome;
     },
 
-    async refundStatus(ref) {
+    async refundStatus(ref, signal) {
+      if (!(await network(signal))) return { kind: "unknown", reason: "no answer from the test processor in time" };
       return refunds.get(ref.idempotencyKey)?.outcome ?? { kind: "unknown", reason: "the test processor has no such refund" };
     },
 
-    refundCalls: () => new Map([...refunds].map(([key, { calls }]) => [key, calls])),
+    decide(idempotencyKey, approve) {
+      const held = attempts.get(idempotencyKey);
+      if (held?.state !== "awaiting_customer") return undefined;
+      if (approve) charge(idempotencyKey);
+      const outcome: AttemptOutcome = approve
+        ? { kind: "succeeded", reference: held.reference, amount: held.amount, currency: "NGN" }
+        : { kind: "declined", reference: held.reference, reason: "The payment was not confirmed on the 3-D Secure page." };
+      attempts.set(idempotencyKey, { state: "settled", outcome });
+      return held.returnUrl;
+    },
+
+    signNotice(notice, at = new Date()) {
+      const outcome = { ...notice.outcome, ...("amount" in notice.outcome && { amount: String(notice.outcome.amount) }) };
+      const body = JSON.stringify({ id: notice.noticeId, type: notice.kind, key: notice.idempotencyKey, outcome });
+      const t = Math.floor(at.getTime() / 1000);
+      return { headers: { "content-type": "application/json", [testSignatureHeader]: `t=${t},v1=${mac(`${t}.${body}`).toString("hex")}` }, body };
+    },
+
+    awaitingCustomer: (idempotencyKey) => attempts.get(idempotencyKey)?.state === "awaiting_customer",
+    beginCalls: () => new Map(calls),
+    charges: () => new Map(charged),
+    refundCalls: () => new Map([...refunds].map(([key, { calls: n }]) => [key, n])),
     refundedByPayment: () => new Map(refunded),
   };
 }

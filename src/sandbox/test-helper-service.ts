@@ -1,6 +1,6 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { PaymentIntentListItem } from "../../gen/payments/v2/payment_intent_pb.js";
-import type { PaymentAttemptOutcome, PaymentAttemptRecord } from "../domain/payment-attempt.js";
+import type { PaymentAttemptRecord } from "../domain/payment-attempt.js";
 import type { AdvanceableClock } from "../lib/advanceable-clock.js";
 import type { Clock } from "../lib/clock.js";
 import type { IdGenerator } from "../lib/ids.js";
@@ -12,7 +12,7 @@ import type { PaymentIntentService } from "../service/payment-intent-service.js"
 import { assertTransition } from "../service/payment-state-machine.js";
 import type { PaymentIntentStore } from "../store/payment-intent-store.js";
 import { createTestMerchant, type TestMerchant } from "./create-test-merchant.js";
-import type { ForcedOutcomes } from "./forced-outcomes.js";
+import type { ForcedOutcome, ForcedOutcomes } from "./forced-outcomes.js";
 import type { MerchantCreationLimits } from "./merchant-creation-limits.js";
 import type { MerchantEnrollment } from "./merchant-enrollment.js";
 
@@ -82,7 +82,7 @@ export function createTestHelperService(deps: TestHelperServiceDeps): TestHelper
 
     async pay(merchantId, id, request) {
       // succeeded or declined: the field's rule ran in the pipeline.
-      const outcome = request.outcome as PaymentAttemptOutcome;
+      const outcome = request.outcome as ForcedOutcome;
       const intent = await liveIntent(merchantId, id);
       const method = request.paymentMethod || intent.paymentMethods[0]!;
       if (!intent.paymentMethods.includes(method)) {
@@ -92,6 +92,11 @@ export function createTestHelperService(deps: TestHelperServiceDeps): TestHelper
       const expiry = `12/${deps.clock.now().getUTCFullYear() + 1}`;
       const card = method === "card" ? { number: outcome === "succeeded" ? testCards.succeeds : testCards.declined, expiry, cvv: "123" } : undefined;
       const result = await deps.outcomes.run(outcome, () => deps.checkout.pay(intent.checkoutToken, { method, card }));
+      if (result.kind === "not-payable") {
+        const now = result.view.intent;
+        assertTransition(id, now.deletedAt ? "cancelled" : now.status, "processing");
+        throw new Error(`payment intent ${id} is ${now.status} but was not paid`);
+      }
       if (result.kind !== "attempted") throw new Error(`the checkout refused the helper's card form: ${result.errors.map((e) => e.field).join(", ")}`);
       return { attempt: result.attempt, paymentIntent: await deps.paymentIntents.get(merchantId, id) };
     },

@@ -14,7 +14,10 @@ import { createReadiness, type Readiness } from "../observability/readiness.js";
 import { registerReadinessMetrics } from "../observability/readiness-metrics.js";
 import { createRequestObserver, type RequestOutcome } from "../observability/request-observer.js";
 import { createServiceMetrics, type ServiceMetrics } from "../observability/service-metrics.js";
-import { createTestModeProcessor, type ChargingProcessor } from "../processor/test-mode-processor.js";
+import type { PaymentProcessor } from "../processor/payment-processor.js";
+import { createTestModeProcessor } from "../processor/test-mode-processor.js";
+import { createAttemptReconciler } from "../service/attempt-reconciler.js";
+import { createSettleAttempt } from "../service/attempt-settler.js";
 import { createRestEncoders } from "../protocols/rest/encode-json.js";
 import { createTestMerchant, type TestMerchant } from "../sandbox/create-test-merchant.js";
 import { logTestHelpers } from "../sandbox/log-test-helpers.js";
@@ -36,7 +39,7 @@ import { createApp, type AppCaps } from "./create-app.js";
 import { instrumentStores, openStores, type Stores } from "./open-stores.js";
 import { createOperations } from "./operations.js";
 import { startPeriodicSweep } from "./periodic-sweep.js";
-import { createRefundParts, refundReconcileIntervalMs, type RefundParts } from "./refund-parts.js";
+import { createRefundParts, type RefundParts } from "./refund-parts.js";
 
 /**
  * ServiceOverrides are what a test injects into the one composition: the
@@ -56,7 +59,7 @@ export interface ServiceOverrides {
   /** Ids of everything the service creates; by default made on the service's clock. */
   ids?: IdGenerator;
   /** The processor the checkout charges through and refunds go back through; default the test-mode processor. */
-  processor?: ChargingProcessor & RefundingProcessor;
+  processor?: PaymentProcessor;
   /** The longest one refund call to the processor takes; default 10 s. */
   processorTimeoutMs?: number;
   /** Resolves webhook endpoint hosts, at registration and at delivery; default the system resolver. */
@@ -206,22 +209,43 @@ export async function composeService(config: Config, overrides: ServiceOverrides
     done: (expired) => [{ expired }, "expired lapsed payment intents"],
     failed: "expiry sweep failed",
   });
-  const processor = overrides.processor ?? createTestModeProcessor();
-  const refunds = createRefundParts({
-    refunds: stores.refunds,
+  // The processor the checkout pays through and refunds go back through.
+  const testProcessor = overrides.processor ? undefined : createTestModeProcessor({ latencyMs: config.processor.testLatencyMs, publicUrl });
+  const processor = overrides.processor ?? testProcessor!;
+  const processorTimeoutMs = overrides.processorTimeoutMs ?? config.processor.timeoutMs;
+  const refunds = createRefundParts({ refunds: stores.refunds, intents: stores.intents, processor, clock, ids, logger, processorTimeoutMs });
+  // The one SettleAttempt of this instance: the checkout, the return URL, the processor's webhook and the reconciler commit outcomes through it.
+  const settle = createSettleAttempt({
     intents: stores.intents,
-    processor,
+    lateSuccess: refunds.lateSuccess,
+    events: metrics.paymentEvents,
     clock,
-    ids,
     logger,
-    processorTimeoutMs: overrides.processorTimeoutMs,
+    maxAttempts: config.checkout.maxAttempts,
   });
-  const refundSweep = startPeriodicSweep({
-    run: () => refunds.reconciler.runOnce(clock.now(), closing.signal),
-    intervalMs: refundReconcileIntervalMs,
+  const reconcilables = [
+    createAttemptReconciler({
+      intents: stores.intents,
+      processors: { get: (name) => (name === processor.name ? processor : undefined) },
+      settle,
+      logger,
+      processorTimeoutMs,
+      alarmAfterMs: config.processor.alarmAfterMs,
+      onAlarm: () => metrics.recordProcessingAlarm(),
+    }),
+    refunds.reconciler,
+  ];
+  // One loop reconciles what the processor has not told us yet: open attempts, then pending refunds.
+  const reconcileSweep = startPeriodicSweep({
+    run: async () => {
+      let settled = 0;
+      for (const work of reconcilables) settled += await work.runOnce(clock.now(), closing.signal);
+      return settled;
+    },
+    intervalMs: config.processor.reconcileIntervalMs,
     logger,
-    done: (settled) => [{ settled }, "reconciled pending refunds"],
-    failed: "refund reconciliation failed",
+    done: (settled) => [{ settled }, "reconciled open payment attempts and pending refunds"],
+    failed: "reconciliation failed",
   });
   const retention = createEventRetention({ events: stores.events, clock, retentionDays: config.webhooks.eventRetentionDays });
   const retentionSweep = startPeriodicSweep({
@@ -261,7 +285,7 @@ export async function composeService(config: Config, overrides: ServiceOverrides
   const stopWakingOnAdvance = testClock?.onAdvance(() => {
     sweep.wake();
     retentionSweep.wake();
-    refundSweep.wake();
+    reconcileSweep.wake();
     engine.wake();
   });
   let stopped: Promise<void> | undefined;
@@ -277,7 +301,7 @@ export async function composeService(config: Config, overrides: ServiceOverrides
       stopWakingOnAdvance?.();
       sweep.stop();
       retentionSweep.stop();
-      refundSweep.stop();
+      reconcileSweep.stop();
       await engine.stop();
       await sender.close();
     })();
@@ -298,6 +322,9 @@ export async function composeService(config: Config, overrides: ServiceOverrides
       expiry,
       processor,
       refunds,
+      processorTimeoutMs,
+      settle,
+      testThreeDs: testProcessor?.decide,
       keyLimit: config.rateLimit && limiters.apiKeys && { limiter: limiters.apiKeys, limit: config.rateLimit },
       failedAuth: limiters.failedAuth,
       clock,

@@ -24,7 +24,8 @@ import { createRefundProcedures } from "../procedures/refund-procedures.js";
 import { createSettlementAccountProcedures } from "../procedures/settlement-account-procedures.js";
 import { createTestHelperProcedures, testHelperProceduresOff } from "../procedures/test-helper-procedures.js";
 import { createWebhookEndpointProcedures } from "../procedures/webhook-endpoint-procedures.js";
-import type { ChargingProcessor as PaymentProcessor } from "../processor/test-mode-processor.js";
+import type { PaymentProcessor } from "../processor/payment-processor.js";
+import type { SettleAttempt } from "../service/settle-attempt.js";
 import { createCors, type CorsOptions } from "../protocols/cors.js";
 import { createDispatcher } from "../protocols/dispatch.js";
 import { createRestEncoders } from "../protocols/rest/encode-json.js";
@@ -48,6 +49,7 @@ import { createPageTokenCodec, type PageTokenCodec } from "../service/page-token
 import { createSettlementAccountService } from "../service/settlement-account-service.js";
 import { createWebhookEndpointService } from "../service/webhook-endpoint-service.js";
 import { createCheckoutRoutes } from "../transport/checkout/checkout-routes.js";
+import { createProcessorWebhookRoute } from "../transport/processor-webhooks/processor-webhook-route.js";
 import { createCsrf } from "../transport/checkout/csrf.js";
 import { systemResolver, type HostResolver } from "../webhooks/host-resolver.js";
 import type { Stores } from "./open-stores.js";
@@ -65,7 +67,7 @@ export interface AppOptions {
   /** Moves the money: the checkout charges through it. */
   processor: PaymentProcessor;
   /** RefundService (over the same processor). */
-  refunds: Pick<RefundParts, "service">;
+  refunds: Pick<RefundParts, "service" | "notices">;
   clock: Clock;
   ids: IdGenerator;
   logger: Logger;
@@ -103,6 +105,12 @@ export interface AppOptions {
   testHelpers?: TestHelpersOptions;
   /** Per-merchant caps and polling intervals; each has its default. */
   caps?: AppCaps;
+  /** PROCESSOR_TIMEOUT_MS: the longest one processor call is waited for. */
+  processorTimeoutMs: number;
+  /** The one SettleAttempt of the service (the reconciler's too). */
+  settle: SettleAttempt;
+  /** The test processor's 3-D Secure answer, which serves its test page under /checkout (test mode only). */
+  testThreeDs?: (idempotencyKey: string, approve: boolean) => string | undefined;
 }
 
 /** AppCaps: per-merchant caps and polling intervals, which tests shrink. */
@@ -163,6 +171,8 @@ export function createApp(options: AppOptions): NodeHandler {
   });
   // With the helpers on, the checkout's processor answers a helper's charge with the outcome it asked for.
   const outcomes = options.testHelpers && createForcedOutcomes(processor);
+  const maxAttempts = options.maxPaymentAttempts;
+  const { settle } = options;
   const checkout = createCheckoutService({
     intents: stores.intents,
     merchants: stores.merchants,
@@ -170,9 +180,12 @@ export function createApp(options: AppOptions): NodeHandler {
     catalogue,
     expiry,
     events,
+    settle,
     clock: options.clock,
     ids: options.ids,
-    maxAttempts: options.maxPaymentAttempts,
+    maxAttempts,
+    publicUrl: options.publicUrl,
+    processorTimeoutMs: options.processorTimeoutMs,
   });
   const checkoutRoutes = createCheckoutRoutes({
     checkout,
@@ -181,6 +194,15 @@ export function createApp(options: AppOptions): NodeHandler {
       secureCookie: options.publicUrl.startsWith("https:"),
     }),
     publicUrl: options.publicUrl,
+    logger: options.logger,
+    testThreeDs: options.testThreeDs,
+  });
+  // The processor's own webhook settles through the same SettleAttempt (outside BASE_PATH, beside /checkout).
+  const processorWebhooks = createProcessorWebhookRoute({
+    processors: { get: (name) => (name === processor.name ? processor : undefined) },
+    intents: stores.intents,
+    settle,
+    refunds: options.refunds.notices,
     logger: options.logger,
   });
   const settlementAccounts = createSettlementAccountService({
@@ -226,7 +248,7 @@ export function createApp(options: AppOptions): NodeHandler {
   const openApi = openApiRoutes(options.basePath, options.publicUrl);
   return createDispatcher({
     procedures,
-    httpRoutes: [...options.httpRoutes, ...checkoutRoutes, ...openApi],
+    httpRoutes: [...options.httpRoutes, ...checkoutRoutes, processorWebhooks, ...openApi],
     restRoutes,
     rest: createRestProtocol({
       routes: restRoutes,

@@ -16,9 +16,6 @@ import type { RefundStore } from "../store/refund-store.js";
 /** The longest the service waits for one processor call by default (PROCESSOR_TIMEOUT_MS). */
 export const defaultProcessorTimeoutMs = 10_000;
 
-/** How often each instance looks for pending refunds to reconcile. */
-export const refundReconcileIntervalMs = 10_000;
-
 /** RefundParts is everything refunds need, over one store and one processor, for the app and the background work. */
 export interface RefundParts {
   /** The API's RefundService, with the app's page tokens. */

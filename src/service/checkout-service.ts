@@ -3,15 +3,14 @@ import type { PaymentAttemptRecord } from "../domain/payment-attempt.js";
 import type { PaymentIntentRecord } from "../domain/payment-intent.js";
 import type { Clock } from "../lib/clock.js";
 import type { IdGenerator } from "../lib/ids.js";
-import type { CardDetails, PaymentInstructions } from "../processor/payment-processor.js";
-import type { ChargingProcessor as PaymentProcessor } from "../processor/test-mode-processor.js";
+import type { AttemptOutcome, CardDetails, PaymentInstructions, PaymentProcessor } from "../processor/payment-processor.js";
 import type { MerchantDirectory } from "../store/merchant-directory.js";
-import type { AttemptDecision, PaymentIntentStore } from "../store/payment-intent-store.js";
+import type { PaymentIntentStore } from "../store/payment-intent-store.js";
 import { parseCardForm, type CardForm, type FieldError } from "./card-form.js";
 import type { PaymentEvents } from "./payment-events.js";
-import { isLapsed, type PaymentExpiry } from "./payment-expiry.js";
-import { assertTransition } from "./payment-state-machine.js";
+import type { PaymentExpiry } from "./payment-expiry.js";
 import type { PaymentMethodCatalogue, PaymentMethodView } from "./payment-method-catalogue.js";
+import type { SettleAttempt } from "./settle-attempt.js";
 
 /** One method section of the checkout page. */
 export interface CheckoutMethod {
@@ -35,10 +34,22 @@ export interface PaymentSubmission {
   card?: CardForm;
 }
 
-/** The outcome of pay(): the form had mistakes, or an attempt was made. */
+/**
+ * The outcome of pay(), as data the page renders: the form had mistakes, the
+ * intent could not be paid (paid in another tab, expired, cancelled, an
+ * attempt already with the processor), or an attempt was made (its outcome
+ * may still be open: processing or requires_action).
+ */
 export type PayResult =
   | { kind: "form-errors"; view: CheckoutView; errors: FieldError[] }
+  | { kind: "not-payable"; view: CheckoutView }
   | { kind: "attempted"; intent: PaymentIntentRecord; attempt: PaymentAttemptRecord };
+
+/** An attempt of the token's intent, with the intent as it is now. */
+export interface AttemptView {
+  intent: PaymentIntentRecord;
+  attempt: PaymentAttemptRecord;
+}
 
 /** CheckoutService is the customer's side of a payment intent, reached by its checkout token. */
 export interface CheckoutService {
@@ -46,6 +57,12 @@ export interface CheckoutService {
   pay(token: string, submission: PaymentSubmission): Promise<PayResult>;
   /** One attempt on the token's intent, for the result page; undefined when it is not one of its attempts. */
   attemptOf(token: string, attemptId: string): Promise<PaymentAttemptRecord | undefined>;
+  /**
+   * The customer is back from the processor (the return URL): an open
+   * attempt is asked about and settled (source "return") before it is
+   * shown. undefined when it is not one of the intent's attempts.
+   */
+  returned(token: string, attemptId: string): Promise<AttemptView | undefined>;
 }
 
 export interface CheckoutServiceDeps {
@@ -55,21 +72,32 @@ export interface CheckoutServiceDeps {
   catalogue: PaymentMethodCatalogue;
   expiry: PaymentExpiry;
   events: PaymentEvents;
+  /** Commits every outcome (attempt-settler.ts). */
+  settle: SettleAttempt;
   clock: Clock;
   ids: IdGenerator;
   /** Declined attempts after which the intent fails: MAX_PAYMENT_ATTEMPTS. */
   maxAttempts: number;
+  /** The service's public URL: the processor sends the customer back to {publicUrl}/checkout/{token}/return. */
+  publicUrl: string;
+  /** PROCESSOR_TIMEOUT_MS: the longest one processor call is waited for. */
+  processorTimeoutMs: number;
 }
 
+/** The reconciler's first look at an attempt comes after the checkout's own call had its time, and this much more. */
+const firstCheckMarginMs = 30_000;
+
 /**
- * createCheckoutService runs the payment lifecycle for customers: show the
- * intent, take an attempt through the processor, and move the intent along
- * the state machine (successful on success; failed after maxAttempts
- * declines; expired past its deadline). Attempts on one intent are serialized
- * by the store, so two tabs or a double submit give one successful payment.
+ * createCheckoutService runs the payment for customers: show the intent,
+ * record an attempt (processing) in a short transaction of its own, call the
+ * processor outside any transaction (PROCESSOR_TIMEOUT_MS), and commit its
+ * answer through the one SettleAttempt. Only one attempt of an intent can be
+ * open, so two tabs or a double submit give one payment; an answer that does
+ * not come leaves the attempt processing for the reconciler.
  */
 export function createCheckoutService(deps: CheckoutServiceDeps): CheckoutService {
   const notFound = () => new ConnectError("no such checkout", Code.NotFound);
+  const publicUrl = deps.publicUrl.replace(/\/+$/, "");
 
   async function intentOf(token: string): Promise<PaymentIntentRecord> {
     const found = await deps.intents.findByCheckoutToken(token);
@@ -87,12 +115,25 @@ export function createCheckoutService(deps: CheckoutServiceDeps): CheckoutServic
         intent.status === "pending"
           ? intent.paymentMethods.map((name) => ({
               method: deps.catalogue.describe(name),
-              instructions: deps.processor.instructions(intent.id, name),
+              instructions: deps.processor.instructions(intent, name),
             }))
           : [],
       attemptsLeft: Math.max(0, deps.maxAttempts - declined),
       testMode: deps.processor.testMode,
     };
+  }
+
+  /** Calls the processor with its deadline; whatever does not answer in time (or throws) is unknown. */
+  async function ask(call: (signal: AbortSignal) => Promise<AttemptOutcome>): Promise<AttemptOutcome> {
+    const signal = AbortSignal.timeout(deps.processorTimeoutMs);
+    const timedOut = new Promise<AttemptOutcome>((resolve) =>
+      signal.addEventListener("abort", () => resolve({ kind: "unknown", reason: "no answer from the processor in time" }), { once: true }),
+    );
+    try {
+      return await Promise.race([call(signal), timedOut]);
+    } catch (error) {
+      return { kind: "unknown", reason: error instanceof Error ? error.message : String(error) };
+    }
   }
 
   return {
@@ -105,6 +146,7 @@ export function createCheckoutService(deps: CheckoutServiceDeps): CheckoutServic
       if (!intent.paymentMethods.includes(submission.method)) {
         throw new ConnectError(`payment method ${submission.method} is not offered for this payment`, Code.InvalidArgument);
       }
+      if (intent.status !== "pending") return { kind: "not-payable", view: await viewOf(intent) };
       let card: CardDetails | undefined;
       if (submission.method === "card") {
         const parsed = parseCardForm(submission.card ?? { number: "", expiry: "", cvv: "" }, deps.clock.now());
@@ -112,44 +154,71 @@ export function createCheckoutService(deps: CheckoutServiceDeps): CheckoutServic
         card = parsed.card;
       }
 
-      const result = await deps.intents.attempt(intent.merchantId, intent.id, async (current, earlier): Promise<AttemptDecision> => {
-        const now = deps.clock.now();
-        // Decided under the lock: what another tab did first counts.
-        if (isLapsed(current, now)) return { attempt: null, next: { status: "expired", at: now } };
-        if (current.status !== "pending") return { attempt: null, next: null };
-        const charge = await deps.processor.charge({ paymentIntentId: current.id, amount: current.amount, method: submission.method, card });
-        const attempt: PaymentAttemptRecord = {
-          id: deps.ids.paymentAttemptId(),
-          paymentIntentId: current.id,
-          merchantId: current.merchantId,
-          amount: current.amount,
-          method: submission.method,
-          outcome: charge.outcome,
-          processorReference: charge.reference,
-          declineReason: charge.outcome === "declined" ? (charge.declineReason ?? "The payment was declined.") : null,
-          createdAt: now,
-        };
-        if (charge.outcome === "succeeded") {
-          return { attempt, next: { status: "successful", transaction: charge.reference, at: now } };
-        }
-        const declined = earlier.filter((a) => a.outcome === "declined").length + 1;
-        return { attempt, next: declined >= deps.maxAttempts ? { status: "failed", at: now } : null };
-      });
-      if (!result) throw notFound();
-      if (result.intent.status !== intent.status) {
-        deps.events.transitioned(intent.merchantId, intent.id, intent.status, result.intent.status);
-      }
-      if (!result.attempt) {
-        // Nothing was charged: the intent was no longer payable.
-        assertTransition(intent.id, result.intent.status, "successful");
-        throw new ConnectError(`payment intent ${intent.id} cannot be paid`, Code.FailedPrecondition);
-      }
-      return { kind: "attempted", intent: result.intent, attempt: result.attempt };
+      // 1. The attempt is committed (processing) before the processor hears of it.
+      const now = deps.clock.now();
+      const id = deps.ids.paymentAttemptId();
+      const attempt: PaymentAttemptRecord = {
+        id,
+        paymentIntentId: intent.id,
+        merchantId: intent.merchantId,
+        amount: intent.amount,
+        method: submission.method,
+        outcome: "processing",
+        processor: deps.processor.name,
+        idempotencyKey: id,
+        processorReference: null,
+        nextActionUrl: null,
+        declineReason: null,
+        lateSuccess: null,
+        createdAt: now,
+        settledAt: null,
+      };
+      const begun = await deps.intents.beginAttempt(attempt, new Date(now.getTime() + deps.processorTimeoutMs + firstCheckMarginMs));
+      if (!begun) throw notFound();
+      // Decided by the store: what another tab did first counts.
+      if (!begun.begun) return { kind: "not-payable", view: await viewOf(await deps.expiry.settle(begun.intent)) };
+      deps.events.transitioned(intent.merchantId, intent.id, "pending", "processing");
+
+      // 2. The processor, outside any transaction, under its deadline.
+      const outcome = await ask((signal) =>
+        deps.processor.begin(
+          {
+            idempotencyKey: attempt.idempotencyKey,
+            paymentIntentId: intent.id,
+            merchantId: intent.merchantId,
+            amount: intent.amount,
+            currency: intent.currency,
+            method: submission.method,
+            customerEmail: intent.customerEmail,
+            card,
+            returnUrl: `${publicUrl}/checkout/${token}/return?attempt=${encodeURIComponent(id)}`,
+          },
+          signal,
+        ),
+      );
+
+      // 3. Its answer, committed once, in a transaction of its own.
+      const settled = await deps.settle({ merchantId: intent.merchantId, attemptId: id }, outcome, { source: "checkout" });
+      if (!settled) throw notFound();
+      return { kind: "attempted", intent: settled.intent, attempt: settled.attempt };
     },
 
     async attemptOf(token, attemptId) {
       const intent = await intentOf(token);
-      return (await deps.intents.listAttempts(intent.merchantId, intent.id)).find((a) => a.id === attemptId);
+      const attempt = await deps.intents.findAttempt(intent.merchantId, attemptId);
+      return attempt?.paymentIntentId === intent.id ? attempt : undefined;
+    },
+
+    async returned(token, attemptId) {
+      const intent = await intentOf(token);
+      const attempt = await deps.intents.findAttempt(intent.merchantId, attemptId);
+      if (attempt?.paymentIntentId !== intent.id) return undefined;
+      if (attempt.outcome !== "processing" && attempt.outcome !== "requires_action") return { intent, attempt };
+      const outcome = await ask((signal) =>
+        deps.processor.status({ idempotencyKey: attempt.idempotencyKey, reference: attempt.processorReference, amount: attempt.amount }, signal),
+      );
+      const settled = await deps.settle({ merchantId: intent.merchantId, attemptId }, outcome, { source: "return" });
+      return settled ? { intent: settled.intent, attempt: settled.attempt } : { intent, attempt };
     },
   };
 }

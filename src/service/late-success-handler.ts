@@ -2,12 +2,9 @@ import type { PaymentAttemptRecord } from "../domain/payment-attempt.js";
 import type { PaymentIntentRecord } from "../domain/payment-intent.js";
 import type { Logger } from "../lib/logger.js";
 
-/**
- * Why a success arrived for an intent that was no longer waiting for it:
- * the intent had expired, been cancelled or failed (payment_after_close), or
- * another attempt had already paid it (duplicate_payment).
- */
-export type LateSuccessReason = "payment_after_close" | "duplicate_payment";
+import type { LateSuccessReason } from "../domain/late-success.js";
+
+export type { LateSuccessReason } from "../domain/late-success.js";
 
 /**
  * LateSuccessHandler is told of every late success after it was recorded

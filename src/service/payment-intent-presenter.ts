@@ -85,6 +85,7 @@ export function createPaymentIntentPresenter(deps: { publicUrl: string; catalogu
       createdAt: timestamp(record.createdAt),
       updatedAt: timestamp(lapsed ? record.expiresAt : record.updatedAt),
       amountRefunded: record.amountRefunded,
+      nextAction: record.nextActionUrl === null ? undefined : { $typeName: "payments.v2.NextAction" as const, type: "redirect", url: record.nextActionUrl },
     };
   }
 

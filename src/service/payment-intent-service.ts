@@ -96,6 +96,7 @@ export function createPaymentIntentService(deps: PaymentIntentServiceDeps): Paym
         paymentMethods: input.paymentMethods,
         callbackUrl: input.callbackUrl,
         transaction: null,
+        nextActionUrl: null,
         splits: input.splits,
         checkoutToken: ids.checkoutToken(merchantId),
         requestFingerprint: fingerprint,

@@ -4,15 +4,24 @@ import type { PaymentIntentStatus } from "../domain/payment-intent.js";
 /**
  * The payment intent lifecycle, the one place it is written down:
  *
- *   pending ──pay──────────────▶ successful   (terminal; transaction set)
- *   pending ──N declined tries─▶ failed       (terminal)
- *   pending ──CHECKOUT_TTL─────▶ expired      (terminal)
- *   pending ──delete───────────▶ cancelled    (terminal; leaves the API)
+ *   pending ─────────pay──────────────▶ processing   (an attempt is with the processor)
+ *   processing ──────redirect─────────▶ requires_action (nextAction set)
+ *   processing, requires_action ──success──────────▶ successful (final; transaction set)
+ *   processing, requires_action ──declined─────────▶ pending, or failed after N declines (final)
+ *   pending ─────────CHECKOUT_TTL─────▶ expired      (final)
+ *   pending ─────────delete───────────▶ cancelled    (final; leaves the API)
  *
- * Every other move is refused.
+ * An intent whose attempt is open (processing, requires_action) cannot be
+ * deleted or expire: the money may be moving (Stripe refuses to cancel a
+ * processing PaymentIntent too). It expires once the attempt is declined.
+ * A success after a final status is a late success: recorded on the
+ * attempt, refunded, and the intent keeps its status. Every other move is
+ * refused.
  */
 const allowed: Record<PaymentIntentStatus, readonly PaymentIntentStatus[]> = {
-  pending: ["successful", "failed", "expired", "cancelled"],
+  pending: ["processing", "expired", "cancelled"],
+  processing: ["requires_action", "successful", "pending", "failed"],
+  requires_action: ["successful", "pending", "failed"],
   successful: [],
   failed: [],
   expired: [],
@@ -27,6 +36,8 @@ export function canTransition(from: PaymentIntentStatus, to: PaymentIntentStatus
 /** What each refused move is called in messages. */
 const verbs: Record<PaymentIntentStatus, string> = {
   pending: "reopened",
+  processing: "paid",
+  requires_action: "sent to the customer",
   successful: "paid",
   failed: "failed",
   expired: "expired",

@@ -1,4 +1,5 @@
 import { Code, ConnectError } from "@connectrpc/connect";
+import type { PaymentAttemptRecord } from "../domain/payment-attempt.js";
 import type { PaymentIntentRecord } from "../domain/payment-intent.js";
 import type { RefundRecord } from "../domain/refund.js";
 
@@ -42,6 +43,7 @@ export function intentTexts(record: PaymentIntentRecord): (string | null)[] {
     record.clientReference,
     record.callbackUrl,
     record.transaction,
+    record.nextActionUrl,
     record.checkoutToken,
     record.requestFingerprint,
     ...record.paymentMethods,
@@ -61,5 +63,20 @@ export function refundTexts(record: RefundRecord): (string | null)[] {
     record.failureReason,
     record.processor,
     record.processorReference,
+  ];
+}
+
+/** attemptTexts is every text an attempt's insert stores. */
+export function attemptTexts(attempt: PaymentAttemptRecord): (string | null)[] {
+  return [
+    attempt.id,
+    attempt.paymentIntentId,
+    attempt.merchantId,
+    attempt.method,
+    attempt.processor,
+    attempt.idempotencyKey,
+    attempt.processorReference,
+    attempt.nextActionUrl,
+    attempt.declineReason,
   ];
 }

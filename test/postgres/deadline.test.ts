@@ -158,8 +158,13 @@ describe("store deadlines", { skip, timeout: 120_000 }, () => {
                 method: "card",
                 outcome: "succeeded",
                 processorReference: `ref-${intent.id}`,
+                processor: "test",
+                idempotencyKey: `pa-${intent.id}`,
+                nextActionUrl: null,
+                lateSuccess: null,
                 declineReason: null,
                 createdAt: clock.now(),
+                settledAt: clock.now(),
               },
               next: { status: "successful", transaction: `ref-${intent.id}`, at: clock.now() },
             };

@@ -222,8 +222,13 @@ describe("PostgreSQL outbox: events recorded with the intents' changes", { skip 
       method: "card",
       outcome: "declined" as const,
       processorReference: `ref-${n}`,
+      processor: "test",
+      idempotencyKey: `pa_${n}_${record.id}`,
+      nextActionUrl: null,
+      lateSuccess: null,
       declineReason: "insufficient funds",
       createdAt: clock.now(),
+      settledAt: clock.now(),
     });
     recording.committed.length = 0;
     await stores.intents.attempt(merchantId, record.id, async () => ({ attempt: attemptOf(1), next: null }));

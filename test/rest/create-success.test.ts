@@ -55,6 +55,7 @@ describe("REST create payment intent: success", () => {
       createdAt: "2025-03-04T05:06:07.000Z",
       updatedAt: "2025-03-04T05:06:07.000Z",
       amountRefunded: "0",
+      nextAction: null,
     });
   });
 
@@ -97,6 +98,7 @@ describe("REST create payment intent: success", () => {
       createdAt: "2025-03-04T05:06:08.123Z",
       updatedAt: "2025-03-04T05:06:08.123Z",
       amountRefunded: "0",
+      nextAction: null,
     });
   });
 

@@ -38,7 +38,7 @@ describe("REST refund events", () => {
     clock.set("2026-12-06T09:05:00.000Z");
     const refund = expectRefund(await refunds.create(intent.id, { amount: 2500, clientReference: uniqueReference("ev") }), 201);
     const events = await eventsOf(intent.id);
-    assert.deepEqual(events.map((e) => e.type), ["refund.succeeded", "refund.created", "payment_intent.succeeded", "payment_intent.created"]);
+    assert.deepEqual(events.map((e) => e.type), ["refund.succeeded", "refund.created", "payment_intent.succeeded", "payment_intent.processing", "payment_intent.created"]);
     const [succeeded, created] = events;
     const now = expectJson<Record<string, unknown>>(await client.getIntent(intent.id), 200);
     assert.deepEqual(created!.refund, { ...refund, status: "pending" });

@@ -192,8 +192,13 @@ describe("refunds left pending", () => {
         method: "bank_transfer",
         outcome: "succeeded",
         processorReference: `txn_late_${intent.id}`,
+        processor: "test",
+        idempotencyKey: `pa_late_${intent.id}`,
+        nextActionUrl: null,
+        lateSuccess: null,
         declineReason: null,
         createdAt: clock.now(),
+        settledAt: clock.now(),
       };
       const result = await server.intents.attempt("merchantA", intent.id, async () => ({ attempt, next: null }));
       assert.ok(result?.attempt);

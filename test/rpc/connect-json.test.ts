@@ -81,7 +81,7 @@ describe("Connect JSON", () => {
     assert.deepEqual(connect.body, withoutDefaults(rest.body));
     assert.deepEqual(
       Object.keys(rest.body).filter((key) => !(key in connect.body)),
-      ["transaction", "meta"],
+      ["transaction", "meta", "nextAction"],
       "only fields at their proto3 default are left out",
     );
   });

@@ -79,7 +79,7 @@ describe("TestHelperService over RPC", () => {
           Code.InvalidArgument,
           `paymentMethod ussd is not allowed for payment intent ${intent.id}: it allows card`,
         );
-        await expectConnectError(helpers.createPaymentAttempt({ id: intent.id, outcome: "" }, as), Code.InvalidArgument, "outcome must be succeeded or declined");
+        await expectConnectError(helpers.createPaymentAttempt({ id: intent.id, outcome: "" }, as), Code.InvalidArgument, "outcome must be one of succeeded, declined, processing");
         await expectConnectError(helpers.createPaymentAttempt({ id: "pi_nope", outcome: "succeeded" }, as), Code.NotFound, "payment intent pi_nope not found");
         await expectConnectError(helpers.createPaymentAttempt({ id: intent.id, outcome: "succeeded" }), Code.Unauthenticated);
         await expectConnectError(helpers.createMerchant({ name: "" }), Code.InvalidArgument, "name must be 1 to 100 characters of text");

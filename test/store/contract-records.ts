@@ -78,6 +78,7 @@ export function intentRecord(overrides: Partial<PaymentIntentRecord> = {}): Paym
     callbackUrl: null,
     // Valid by construction: a successful intent always has its transaction.
     transaction: overrides.status === "successful" ? `txn_${id}` : null,
+    nextActionUrl: null,
     splits: [],
     checkoutToken: createHash("sha256").update(`checkout ${id}`).digest("base64url"),
     requestFingerprint: createHash("sha256").update(`request ${id}`).digest("hex"),

@@ -56,8 +56,13 @@ export function describeEventOutboxContract(name: string, makeStores: MakeEventS
       method: "card",
       outcome,
       processorReference: `ref_${n}`,
+      processor: "test",
+      idempotencyKey: `pa_${uuidLike(n)}`,
+      nextActionUrl: null,
+      lateSuccess: null,
       declineReason: outcome === "declined" ? "The card was declined by its issuer." : null,
       createdAt,
+      settledAt: createdAt,
     });
     /** What the stores hold and the outbox was told, to compare before and after a change that must record nothing. */
     async function snapshot() {

@@ -19,6 +19,7 @@ import {
   type ContractContext,
   type ContractStores,
 } from "./contract-records.js";
+import { attemptLifecycleContract } from "./attempt-lifecycle-contract.js";
 import { listWithAccountsContract } from "./list-with-accounts-contract.js";
 import { settlementAccountStoreContract } from "./settlement-account-store-contract.js";
 import { unstorableTextContract } from "./unstorable-text-contract.js";
@@ -342,8 +343,13 @@ export function paymentIntentStoreContract(name: string, makeStores: () => Promi
             method: "card",
             outcome: "declined",
             processorReference: `ref_${n}`,
+            processor: "test",
+            idempotencyKey: n,
+            nextActionUrl: null,
+            lateSuccess: null,
             declineReason: "The card was declined by its issuer.",
             createdAt: at(5),
+            settledAt: at(5),
             ...overrides,
           };
         }
@@ -542,6 +548,7 @@ export function paymentIntentStoreContract(name: string, makeStores: () => Promi
 
     settlementAccountStoreContract(context);
     listWithAccountsContract(context);
+    attemptLifecycleContract(context);
     unstorableTextContract(context);
   });
 }

@@ -56,12 +56,17 @@ export function describeRefundStoreContract(name: string, makeStores: MakeRefund
         method: "card",
         outcome: "succeeded",
         processorReference: `txn_${k}`,
+        processor: "test",
+        idempotencyKey: `pa_${uuidLike(k)}`,
+        nextActionUrl: null,
+        lateSuccess: null,
         declineReason: null,
         createdAt: at(k + 1),
+        settledAt: at(k + 1),
       };
       const paid = await h.intents.attempt(record.merchantId, record.id, async () => ({
         attempt,
-        next: { status: "successful", transaction: attempt.processorReference, at: at(k + 1) },
+        next: { status: "successful", transaction: attempt.processorReference!, at: at(k + 1) },
       }));
       assert.equal(paid?.intent.status, "successful");
       return { intent: paid!.intent, attempt };

@@ -53,6 +53,8 @@ export const paymentIntentKeys = [
   "updatedAt",
   // Issue 19's refunds add it to the §2.1 shape.
   "amountRefunded",
+  // Issue 19's lifecycle: the customer's next action while requires_action, else null.
+  "nextAction",
 ] as const;
 
 /** Keys a list item may carry (§4.2 and the note under §2.4). */

@@ -6,12 +6,11 @@ import type { Clock } from "../../src/lib/clock.js";
 import { silentLogger, type Logger } from "../../src/lib/logger.js";
 import type { ListeningServer } from "../../src/listener/listen.js";
 import type { ListenLimits } from "../../src/listener/listen-limits.js";
-import type { ChargingProcessor } from "../../src/processor/test-mode-processor.js";
+import type { PaymentProcessor } from "../../src/processor/payment-processor.js";
 import { composeService, type RunningService, type ServiceOverrides } from "../../src/server/compose-service.js";
 import type { AppCaps } from "../../src/server/create-app.js";
 import type { Stores } from "../../src/server/open-stores.js";
 import type { RefundParts } from "../../src/server/refund-parts.js";
-import type { RefundingProcessor } from "../../src/service/refund-settler.js";
 import type { DeliveryQueue } from "../../src/store/delivery-queue.js";
 import type { EventStore } from "../../src/store/event-store.js";
 import type { PaymentIntentStore } from "../../src/store/payment-intent-store.js";
@@ -88,8 +87,10 @@ export interface TestServerOptions {
    * instances of one service do.
    */
   databaseUrl?: string;
+  /** DB_POOL_MAX of the PostgreSQL stores; default 10. */
+  poolMax?: number;
   /** The processor the checkout charges and refunds go through; default the test-mode processor. */
-  processor?: ChargingProcessor & RefundingProcessor;
+  processor?: PaymentProcessor;
   /** PROCESSOR_TIMEOUT_MS for refunds' processor calls. */
   processorTimeoutMs?: number;
   /** Told of every finished request (a test counting what the server answered). */
@@ -132,7 +133,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     WEBHOOK_ALLOW_PRIVATE_URLS: "false",
     // A held delivery attempt is cut at once when the server closes.
     SHUTDOWN_GRACE_MS: "0",
-    ...(database && { DATABASE_URL: database.url, DB_POOL_MAX: "10", DB_STATEMENT_TIMEOUT_MS: "5000" }),
+    ...(database && { DATABASE_URL: database.url, DB_POOL_MAX: String(options.poolMax ?? 10), DB_STATEMENT_TIMEOUT_MS: "5000" }),
     ...options.settings,
   });
   const receivers = createHeldWebhookSender();

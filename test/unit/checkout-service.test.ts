@@ -5,7 +5,10 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { CreatePaymentIntentRequestSchema, ListPaymentIntentsRequestSchema } from "../../gen/payments/v2/payment_intent_pb.js";
 import type { PaymentIntentStatus } from "../../src/domain/payment-intent.js";
 import { createIdGenerator } from "../../src/lib/ids.js";
-import { createTestModeProcessor } from "../../src/processor/test-mode-processor.js";
+import { silentLogger } from "../../src/lib/logger.js";
+import { createTestModeProcessor, testCards, type TestModeProcessor } from "../../src/processor/test-mode-processor.js";
+import { createSettleAttempt } from "../../src/service/attempt-settler.js";
+import { createLoggingLateSuccessHandler } from "../../src/service/late-success-handler.js";
 import { createCheckoutService, type CheckoutService } from "../../src/service/checkout-service.js";
 import { createPageTokenCodec } from "../../src/service/page-token.js";
 import type { PaymentEvents } from "../../src/service/payment-events.js";
@@ -29,6 +32,7 @@ describe("payment lifecycle (service layer, injected clock)", () => {
   let checkout: CheckoutService;
   let expiry: PaymentExpiry;
   let transitions: string[];
+  let processor: TestModeProcessor;
 
   beforeEach(() => {
     clock = createManualClock("2026-01-10T09:00:00.000Z");
@@ -52,16 +56,21 @@ describe("payment lifecycle (service layer, injected clock)", () => {
       checkoutTtlMs: day,
     });
     expiry = createPaymentExpiry({ intents, clock, events });
+    processor = createTestModeProcessor({ publicUrl: "https://pay.example.com" });
+    const logger = silentLogger;
     checkout = createCheckoutService({
       intents,
       merchants: { nameOf: async (id) => (id === "m1" ? "Ada Stores" : undefined) },
-      processor: createTestModeProcessor(),
+      processor,
       catalogue,
       expiry,
       events,
+      settle: createSettleAttempt({ intents, lateSuccess: createLoggingLateSuccessHandler({ logger }), events, clock, logger, maxAttempts: 3 }),
       clock,
       ids,
       maxAttempts: 3,
+      publicUrl: "https://pay.example.com",
+      processorTimeoutMs: 1_000,
     });
   });
 
@@ -100,7 +109,8 @@ describe("payment lifecycle (service layer, injected clock)", () => {
       (await intents.listAttempts("m1", id)).map((a) => [a.method, a.outcome, a.amount, a.createdAt.toISOString()]),
       [["card", "succeeded", 50_000n, "2026-01-10T09:00:05.000Z"]],
     );
-    assert.deepEqual(transitions, ["pending>successful"]);
+    assert.deepEqual(transitions, ["pending>processing", "processing>successful"]);
+    assert.deepEqual([...processor.charges()], [[result.attempt.id, 1]], "charged once, under the attempt's key");
     assert.equal((await checkout.view(token)).methods.length, 0, "a paid intent offers no payment");
   });
 
@@ -114,8 +124,8 @@ describe("payment lifecycle (service layer, injected clock)", () => {
     }
     const third = await checkout.pay(token, { method: "card", card: declinedCard });
     assert.equal(third.kind === "attempted" && third.intent.status, "failed");
-    assert.deepEqual(transitions, ["pending>failed"]);
-    await assert.rejects(checkout.pay(token, { method: "card", card: goodCard }), (e: ConnectError) => e.code === Code.FailedPrecondition);
+    assert.deepEqual(transitions, ["pending>processing", "processing>pending", "pending>processing", "processing>pending", "pending>processing", "processing>failed"]);
+    assert.equal((await checkout.pay(token, { method: "card", card: goodCard })).kind, "not-payable");
     assert.equal((await intents.listAttempts("m1", id)).length, 3);
   });
 
@@ -169,7 +179,7 @@ describe("payment lifecycle (service layer, injected clock)", () => {
     assert.equal(view.intent.status, "expired");
     assert.equal(view.intent.updatedAt.toISOString(), clock.iso());
     assert.deepEqual(view.methods, []);
-    await assert.rejects(checkout.pay(token, { method: "ussd" }), (e: ConnectError) => e.code === Code.FailedPrecondition);
+    assert.equal((await checkout.pay(token, { method: "ussd" })).kind, "not-payable");
     assert.deepEqual(await intents.listAttempts("m1", id), []);
     assert.deepEqual(transitions, ["pending>expired"]);
     assert.equal((await api.get("m1", id)).status, "expired");
@@ -203,7 +213,8 @@ describe("payment lifecycle (service layer, injected clock)", () => {
     const view = await checkout.view(token);
     assert.equal(view.intent.status, "cancelled");
     assert.deepEqual(view.methods, []);
-    await assert.rejects(checkout.pay(token, { method: "ussd" }), (e: ConnectError) => e.code === Code.FailedPrecondition);
+    const refused = await checkout.pay(token, { method: "ussd" });
+    assert.equal(refused.kind === "not-payable" && refused.view.intent.status, "cancelled");
   });
 
   it("refuses to delete a successful or expired intent with FailedPrecondition", async () => {
@@ -217,18 +228,47 @@ describe("payment lifecycle (service layer, injected clock)", () => {
 
   it("two tabs paying at once: exactly one successful attempt", async () => {
     const { id, token } = await newIntent();
-    const outcomes = await Promise.allSettled([
+    const outcomes = await Promise.all([
       checkout.pay(token, { method: "card", card: goodCard }),
       checkout.pay(token, { method: "card", card: goodCard }),
       checkout.pay(token, { method: "ussd" }),
     ]);
-    assert.equal(outcomes.filter((o) => o.status === "fulfilled").length, 1);
-    for (const o of outcomes) {
-      if (o.status === "rejected") assert.equal((o.reason as ConnectError).code, Code.FailedPrecondition);
-    }
+    assert.deepEqual(outcomes.map((o) => o.kind).sort(), ["attempted", "not-payable", "not-payable"]);
     const attempts = await intents.listAttempts("m1", id);
     assert.equal(attempts.filter((a) => a.outcome === "succeeded").length, 1);
     assert.equal(attempts.length, 1);
+  });
+
+  it("needs 3-D Secure: requires_action with the test page as nextAction, then the return settles the customer's answer", async () => {
+    const { id, token } = await newIntent();
+    const result = await checkout.pay(token, { method: "card", card: { ...goodCard, number: testCards.needs3ds } });
+    assert.equal(result.kind, "attempted");
+    if (result.kind !== "attempted") return;
+    assert.equal(result.attempt.outcome, "requires_action");
+    const url = `https://pay.example.com/checkout/test-3ds/${result.attempt.id}`;
+    assert.equal(result.intent.status, "requires_action");
+    assert.equal(result.intent.nextActionUrl, url);
+    assert.deepEqual((await api.get("m1", id)).nextAction, { $typeName: "payments.v2.NextAction", type: "redirect", url });
+    assert.equal(processor.decide(result.attempt.id, true), `https://pay.example.com/checkout/${token}/return?attempt=${result.attempt.id}`);
+    const back = await checkout.returned(token, result.attempt.id);
+    assert.equal(back?.attempt.outcome, "succeeded");
+    assert.equal(back?.intent.status, "successful");
+    assert.equal(back?.intent.nextActionUrl, null);
+    assert.deepEqual(transitions, ["pending>processing", "processing>requires_action", "requires_action>successful"]);
+  });
+
+  it("times out with the money taken: the attempt and intent stay processing, and a later status check settles it once", async () => {
+    const { id, token } = await newIntent();
+    const result = await checkout.pay(token, { method: "card", card: { ...goodCard, number: testCards.timesOut } });
+    assert.equal(result.kind === "attempted" && result.attempt.outcome, "processing");
+    assert.equal(await statusOf(id), "processing");
+    // Not payable again, nor deletable, while the outcome is open.
+    assert.equal((await checkout.pay(token, { method: "card", card: goodCard })).kind, "not-payable");
+    await assert.rejects(api.delete("m1", id), (e: ConnectError) => e.code === Code.FailedPrecondition && /processing/.test(e.rawMessage));
+    const attemptId = result.kind === "attempted" ? result.attempt.id : "";
+    const back = await checkout.returned(token, attemptId);
+    assert.equal(back?.intent.status, "successful");
+    assert.deepEqual([...processor.charges()], [[attemptId, 1]]);
   });
 
   it("answers NotFound for an unknown token", async () => {

@@ -59,6 +59,7 @@ describe("createRestEncoders", () => {
       createdAt: null,
       updatedAt: null,
       amountRefunded: null,
+      nextAction: null,
     });
   });
 
@@ -89,6 +90,7 @@ describe("createRestEncoders", () => {
       updatedAt: "2024-05-01T10:00:01.050Z",
       // An optional int64 set to 0 is present, as a string: amountRefunded is "0" before any refund.
       amountRefunded: "0",
+      nextAction: null,
     });
   });
 

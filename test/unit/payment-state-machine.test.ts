@@ -4,8 +4,19 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { paymentIntentStatuses, type PaymentIntentStatus } from "../../src/domain/payment-intent.js";
 import { assertTransition, canTransition } from "../../src/service/payment-state-machine.js";
 
-/** The lifecycle of issue 4, written out as the full table of allowed moves. */
-const allowed = new Set(["pending>successful", "pending>failed", "pending>expired", "pending>cancelled"]);
+/** The lifecycle of issues 4 and 19, written out as the full table of allowed moves. */
+const allowed = new Set([
+  "pending>processing",
+  "pending>expired",
+  "pending>cancelled",
+  "processing>requires_action",
+  "processing>successful",
+  "processing>pending",
+  "processing>failed",
+  "requires_action>successful",
+  "requires_action>pending",
+  "requires_action>failed",
+]);
 
 describe("payment state machine", () => {
   for (const from of paymentIntentStatuses) {
@@ -30,6 +41,7 @@ describe("payment state machine", () => {
       ["successful", "cancelled", "payment intent pi_1 is successful and can no longer be deleted"],
       ["expired", "successful", "payment intent pi_1 is expired and can no longer be paid"],
       ["cancelled", "successful", "payment intent pi_1 is cancelled and can no longer be paid"],
+      ["processing", "cancelled", "payment intent pi_1 is processing and can no longer be deleted"],
     ];
     for (const [from, to, message] of messages) {
       assert.throws(() => assertTransition("pi_1", from, to), (error: ConnectError) => error.rawMessage === message);

@@ -1,11 +1,13 @@
+import { randomUUID } from "node:crypto";
 import type { EventRecord } from "../../domain/event.js";
-import type { PaymentAttemptRecord } from "../../domain/payment-attempt.js";
+import { isOpenAttempt, type PaymentAttemptRecord } from "../../domain/payment-attempt.js";
 import type { PaymentIntentRecord, PaymentIntentStatus } from "../../domain/payment-intent.js";
 import type { SettlementAccountRecord } from "../../domain/settlement-account.js";
 import { createMemoryDeliveryQueue } from "./memory-delivery-queue.js";
 import type { EventOutbox } from "../event-store.js";
-import type { InsertResult, IntentWithAccount, ListQuery, PaymentIntentStore, StatusChange } from "../payment-intent-store.js";
-import { checkStorableText, intentTexts, isStorableText } from "../storable-text.js";
+import { decideSettlement } from "../attempt-settlement.js";
+import type { AttemptSettled, InsertResult, IntentWithAccount, ListQuery, PaymentIntentStore, StatusChange } from "../payment-intent-store.js";
+import { attemptTexts, checkStorableText, intentTexts, isStorableText } from "../storable-text.js";
 import { compareCreation, firstNotBefore, insertInCreationOrder } from "./creation-order.js";
 import { createDeadlineHeap } from "./deadline-heap.js";
 import { copyAccount, createMemoryAccountTable, type MemoryAccountTable } from "./memory-account-table.js";
@@ -27,6 +29,15 @@ export interface MemoryPaymentIntentStoreOptions {
   outbox?: EventOutbox;
   /** Where events and deliveries go (createMemoryStores shares them with the event and endpoint stores); default: fresh tables. */
   webhooks?: MemoryWebhookTables;
+  /** Milliseconds on a clock that only moves forward; attempt leases run on it (default performance.now). */
+  leaseClock?: () => number;
+}
+
+/** What an open attempt carries besides its record: the reconciler's due time and lease, and whether its alarm was raised. */
+interface OpenAttempt {
+  checkAfter: number;
+  lease?: { token: string; until: number };
+  alarmed: boolean;
 }
 
 /**
@@ -76,6 +87,11 @@ export function createMemoryPaymentIntentStore(options: MemoryPaymentIntentStore
   const byReference = new Map<string, Slot>();
   const byCheckoutToken = new Map<string, Slot>();
   const attemptsById = new Map<string, PaymentAttemptRecord[]>();
+  /** Attempt id → its intent's id (the primary key and payment_attempts_idempotency_key in PostgreSQL). */
+  const attemptIntent = new Map<string, string>();
+  const attemptByKey = new Map<string, string>();
+  const open = new Map<string, OpenAttempt>();
+  const leaseClock = options.leaseClock ?? (() => performance.now());
   /** Live pending intents by expiresAt; entries that were paid, cancelled or expired meanwhile are skipped. */
   const deadlines = createDeadlineHeap<Slot>();
   // One queue per intent: every status write on it (attempts, cancel,
@@ -96,6 +112,29 @@ export function createMemoryPaymentIntentStore(options: MemoryPaymentIntentStore
   function ownSlot(merchantId: string, id: string): Slot | undefined {
     const slot = byId.get(id);
     return slot && slot.record.merchantId === merchantId ? slot : undefined;
+  }
+
+  /** The stored attempt of the merchant and its intent's id. */
+  function ownAttempt(merchantId: string, attemptId: string): { attempt: PaymentAttemptRecord; intentId: string } | undefined {
+    const intentId = attemptIntent.get(attemptId);
+    const attempt = intentId === undefined ? undefined : attemptsById.get(intentId)?.find((a) => a.id === attemptId);
+    return attempt && attempt.merchantId === merchantId ? { attempt, intentId: intentId! } : undefined;
+  }
+
+  /** Replaces a stored attempt's record. */
+  function replaceAttempt(next: PaymentAttemptRecord): void {
+    const list = attemptsById.get(next.paymentIntentId)!;
+    list[list.findIndex((a) => a.id === next.id)] = copyAttempt(next);
+  }
+
+  /** Adds an attempt, as the insert and its unique keys do in PostgreSQL. */
+  function addAttempt(attempt: PaymentAttemptRecord): void {
+    checkStorableText(attemptTexts(attempt));
+    const key = `${attempt.processor}\u0000${attempt.idempotencyKey}`;
+    if (attemptIntent.has(attempt.id) || attemptByKey.has(key)) throw new Error(`payment attempt ${attempt.id} already exists`);
+    attemptIntent.set(attempt.id, attempt.paymentIntentId);
+    attemptByKey.set(key, attempt.id);
+    attemptsById.set(attempt.paymentIntentId, [...(attemptsById.get(attempt.paymentIntentId) ?? []), copyAttempt(attempt)]);
   }
 
   /** Applies a status change to a live intent that is still change.from. */
@@ -221,11 +260,7 @@ export function createMemoryPaymentIntentStore(options: MemoryPaymentIntentStore
         const found = slot.record;
         const earlier = (attemptsById.get(id) ?? []).map(copyAttempt);
         const decision = await decide(copy(found), earlier);
-        if (decision.attempt) {
-          const attempt = decision.attempt;
-          checkStorableText([attempt.id, attempt.paymentIntentId, attempt.merchantId, attempt.method, attempt.processorReference, attempt.declineReason]);
-          attemptsById.set(id, [...(attemptsById.get(id) ?? []), copyAttempt(attempt)]);
-        }
+        if (decision.attempt) addAttempt(decision.attempt);
         if (decision.next) {
           checkStorableText([decision.next.transaction]);
           applyChange(merchantId, id, { from: found.status, to: decision.next.status, at: decision.next.at, transaction: decision.next.transaction });
@@ -239,6 +274,101 @@ export function createMemoryPaymentIntentStore(options: MemoryPaymentIntentStore
     async listAttempts(merchantId, id) {
       if (!ownSlot(merchantId, id)) return [];
       return (attemptsById.get(id) ?? []).map(copyAttempt);
+    },
+
+    beginAttempt(attempt, checkAfter) {
+      return serialized(attempt.paymentIntentId, async () => {
+        const slot = ownSlot(attempt.merchantId, attempt.paymentIntentId);
+        if (!slot) return undefined;
+        const found = slot.record;
+        if (found.deletedAt !== null || found.status !== "pending" || found.expiresAt.getTime() <= attempt.createdAt.getTime()) {
+          return { begun: false as const, intent: copy(found) };
+        }
+        // Checked and written in one synchronous step, as one transaction.
+        addAttempt(attempt);
+        open.set(attempt.id, { checkAfter: checkAfter.getTime(), alarmed: false });
+        slot.record = copy({ ...found, status: "processing", updatedAt: attempt.createdAt });
+        recordChange(slot, found.status, attempt.createdAt);
+        return { begun: true as const, intent: copy(slot.record), attempt: copyAttempt(attempt) };
+      });
+    },
+
+    async settleAttempt(merchantId, attemptId, settlement, options) {
+      const owned = ownAttempt(merchantId, attemptId);
+      if (!owned) return undefined;
+      checkStorableText([
+        settlement.processorReference,
+        settlement.outcome === "declined" ? settlement.declineReason : null,
+        settlement.outcome === "requires_action" ? settlement.url : null,
+      ]);
+      return serialized(owned.intentId, async (): Promise<AttemptSettled> => {
+        const slot = byId.get(owned.intentId)!;
+        const attempts = attemptsById.get(owned.intentId)!;
+        const attempt = attempts.find((a) => a.id === attemptId)!;
+        const state = open.get(attemptId);
+        const unchanged = { intent: copy(slot.record), attempt: copyAttempt(attempt), changed: false };
+        if (options.leaseToken !== undefined && state?.lease?.token !== options.leaseToken) return unchanged;
+        const declinedBefore = attempts.filter((a) => a.outcome === "declined" && a.id !== attemptId).length;
+        const change = decideSettlement(slot.record, attempt, declinedBefore, settlement, options);
+        if (!change) return unchanged;
+        replaceAttempt(change.attempt);
+        if (isOpenAttempt(change.attempt.outcome)) open.set(attemptId, { checkAfter: (options.checkAfter ?? options.at).getTime(), alarmed: state?.alarmed ?? false });
+        else open.delete(attemptId);
+        if (change.intentChanged) {
+          slot.record = copy(change.intent);
+          if (change.intent.status === "pending") deadlines.push(change.intent.expiresAt.getTime(), slot);
+        }
+        if (change.intentChanged || change.declinedAttempt) recordChange(slot, change.from, options.at, change.declinedAttempt);
+        return { intent: copy(slot.record), attempt: copyAttempt(change.attempt), changed: true, ...(change.lateSuccess && { lateSuccess: change.lateSuccess }) };
+      });
+    },
+
+    async postponeAttempt(merchantId, attemptId, postponement) {
+      checkStorableText([postponement.processorReference]);
+      const owned = ownAttempt(merchantId, attemptId);
+      const state = open.get(attemptId);
+      if (!owned || !state || (postponement.leaseToken !== undefined && state.lease?.token !== postponement.leaseToken)) return false;
+      state.checkAfter = postponement.checkAfter.getTime();
+      if (postponement.leaseToken !== undefined) state.lease = undefined;
+      if (postponement.processorReference !== null) replaceAttempt({ ...owned.attempt, processorReference: postponement.processorReference });
+      return true;
+    },
+
+    async claimDueAttempts(now, limit, leaseMs) {
+      const clock = leaseClock();
+      const due = [...open]
+        .filter(([, state]) => state.checkAfter <= now.getTime() && !(state.lease && state.lease.until > clock))
+        .sort(([, x], [, y]) => x.checkAfter - y.checkAfter)
+        .slice(0, Math.max(0, limit));
+      return due.map(([attemptId, state]) => {
+        state.lease = { token: randomUUID(), until: clock + leaseMs };
+        const intentId = attemptIntent.get(attemptId)!;
+        return { attempt: copyAttempt(attemptsById.get(intentId)!.find((a) => a.id === attemptId)!), leaseToken: state.lease.token };
+      });
+    },
+
+    async alarmOpenAttempts(olderThan, limit) {
+      const alarmed: PaymentAttemptRecord[] = [];
+      for (const [attemptId, state] of open) {
+        if (alarmed.length >= limit) break;
+        const attempt = attemptsById.get(attemptIntent.get(attemptId)!)!.find((a) => a.id === attemptId)!;
+        if (state.alarmed || attempt.createdAt.getTime() >= olderThan.getTime()) continue;
+        state.alarmed = true;
+        alarmed.push(copyAttempt(attempt));
+      }
+      return alarmed;
+    },
+
+    async findAttempt(merchantId, attemptId) {
+      const owned = ownAttempt(merchantId, attemptId);
+      return owned && copyAttempt(owned.attempt);
+    },
+
+    async findAttemptForProcessor(processor, idempotencyKey) {
+      const attemptId = attemptByKey.get(`${processor}\u0000${idempotencyKey}`);
+      const intentId = attemptId === undefined ? undefined : attemptIntent.get(attemptId);
+      const attempt = intentId === undefined ? undefined : attemptsById.get(intentId)?.find((a) => a.id === attemptId);
+      return attempt && copyAttempt(attempt);
     },
 
     async expireDue(at, limit) {
@@ -280,7 +410,7 @@ function hasListedStatus(record: PaymentIntentRecord, status: PaymentIntentStatu
 }
 
 function copyAttempt(attempt: PaymentAttemptRecord): PaymentAttemptRecord {
-  return { ...attempt, createdAt: new Date(attempt.createdAt) };
+  return { ...attempt, createdAt: new Date(attempt.createdAt), settledAt: attempt.settledAt && new Date(attempt.settledAt) };
 }
 
 function copy(record: PaymentIntentRecord): PaymentIntentRecord {

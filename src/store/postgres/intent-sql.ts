@@ -1,4 +1,5 @@
 import { merchantOfCheckoutToken } from "../../lib/checkout-token.js";
+import type { LateSuccessReason } from "../../domain/late-success.js";
 import type { PaymentAttemptOutcome, PaymentAttemptRecord } from "../../domain/payment-attempt.js";
 import type { PaymentIntentRecord, PaymentIntentStatus } from "../../domain/payment-intent.js";
 import type { ListQuery } from "../payment-intent-store.js";
@@ -48,11 +49,12 @@ export function intentColumns(t: string): string {
     `(select json_agg(json_build_array(s.settlement_account_id, s.split_amount::text) order by s.position)
         from payment_intent_splits s where s.merchant_id = ${t}.merchant_id and s.payment_intent_id = ${t}.id)`,
     `${t}.amount_refunded`,
+    `${t}.next_action_url`,
   ].join(", ");
 }
 
 /** How many columns intentColumns yields. */
-export const intentColumnCount = 19;
+export const intentColumnCount = 20;
 
 /** Reads intentColumns starting at start. */
 export function readIntent(row: Row, start = 0): PaymentIntentRecord {
@@ -85,22 +87,51 @@ export function readIntent(row: Row, start = 0): PaymentIntentRecord {
     expiresAt: parseEpochMs(row[start + 15]!),
     deletedAt: parseNullableEpochMs(row[start + 16] ?? null),
     amountRefunded: BigInt(row[start + 18]!),
+    nextActionUrl: row[start + 19] ?? null,
   };
 }
 
-const attemptColumns = `id, payment_intent_id, merchant_id, amount, method, outcome, processor_reference, decline_reason, ${epochMs("created_at")}`;
+/** An attempt's columns, alias t. */
+export function attemptColumnsOf(t: string): string {
+  return [
+    `${t}.id`,
+    `${t}.payment_intent_id`,
+    `${t}.merchant_id`,
+    `${t}.amount`,
+    `${t}.method`,
+    `${t}.outcome`,
+    `${t}.processor_reference`,
+    `${t}.decline_reason`,
+    epochMs(`${t}.created_at`),
+    `${t}.processor`,
+    `${t}.idempotency_key`,
+    `${t}.next_action_url`,
+    `${t}.late_success`,
+    epochMs(`${t}.settled_at`),
+  ].join(", ");
+}
 
-export function readAttempt(row: Row): PaymentAttemptRecord {
+/** How many columns attemptColumnsOf yields. */
+export const attemptColumnCount = 14;
+
+const attemptColumns = attemptColumnsOf("payment_attempts");
+
+export function readAttempt(row: Row, start = 0): PaymentAttemptRecord {
   return {
-    id: row[0]!,
-    paymentIntentId: row[1]!,
-    merchantId: row[2]!,
-    amount: BigInt(row[3]!),
-    method: row[4]!,
-    outcome: row[5] as PaymentAttemptOutcome,
-    processorReference: row[6]!,
-    declineReason: row[7] ?? null,
-    createdAt: parseEpochMs(row[8]!),
+    id: row[start]!,
+    paymentIntentId: row[start + 1]!,
+    merchantId: row[start + 2]!,
+    amount: BigInt(row[start + 3]!),
+    method: row[start + 4]!,
+    outcome: row[start + 5] as PaymentAttemptOutcome,
+    processor: row[start + 9]!,
+    idempotencyKey: row[start + 10]!,
+    processorReference: row[start + 6] ?? null,
+    nextActionUrl: row[start + 11] ?? null,
+    declineReason: row[start + 7] ?? null,
+    lateSuccess: (row[start + 12] ?? null) as LateSuccessReason | null,
+    createdAt: parseEpochMs(row[start + 8]!),
+    settledAt: parseNullableEpochMs(row[start + 13] ?? null),
   };
 }
 
@@ -326,21 +357,160 @@ const attemptsText = `select ${attemptColumns} from payment_attempts where merch
 export const listAttempts = (merchantId: string, id: string): StatementStep => ({ text: attemptsText, values: [merchantId, id] });
 
 const insertAttemptText = `
-  insert into payment_attempts (id, payment_intent_id, merchant_id, amount, method, outcome, processor_reference, decline_reason, created_at)
-  values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`;
-export function insertAttempt(attempt: PaymentAttemptRecord): StatementStep {
+  insert into payment_attempts (id, payment_intent_id, merchant_id, amount, method, outcome, processor_reference, decline_reason, created_at,
+    processor, idempotency_key, next_action_url, late_success, settled_at, check_after)
+  values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`;
+/** The values of an attempt's insert, in insertAttemptText's order ($15: the reconciler's due time, for an open attempt). */
+function attemptValues(attempt: PaymentAttemptRecord, checkAfter: Date | null): (string | null)[] {
+  return [
+    attempt.id,
+    attempt.paymentIntentId,
+    attempt.merchantId,
+    attempt.amount.toString(),
+    attempt.method,
+    attempt.outcome,
+    attempt.processorReference,
+    attempt.declineReason,
+    timestampParam(attempt.createdAt),
+    attempt.processor,
+    attempt.idempotencyKey,
+    attempt.nextActionUrl,
+    attempt.lateSuccess,
+    nullableTimestampParam(attempt.settledAt),
+    nullableTimestampParam(checkAfter),
+  ];
+}
+export function insertAttempt(attempt: PaymentAttemptRecord, checkAfter: Date | null = null): StatementStep {
+  return { text: insertAttemptText, values: attemptValues(attempt, checkAfter) };
+}
+
+/**
+ * The first step of a payment (PaymentIntentStore.beginAttempt), one
+ * statement: the intent moves from live, pending and not lapsed to
+ * processing, and the attempt is inserted only if it did. Answers the
+ * changed intent (with the outbox's context when asked), or no row.
+ */
+const beginTextOf = (select: string) => `
+  with changed as (
+    update payment_intents set status = 'processing', updated_at = $9::timestamptz
+    where merchant_id = $3 and id = $2 and status = 'pending' and deleted_at is null and expires_at > $9::timestamptz
+    returning *
+  ), inserted as (
+    insert into payment_attempts (id, payment_intent_id, merchant_id, amount, method, outcome, processor_reference, decline_reason, created_at,
+      processor, idempotency_key, next_action_url, late_success, settled_at, check_after)
+    select $1, changed.id, changed.merchant_id, $4::int8, $5, $6, $7, $8, $9::timestamptz, $10, $11, $12, $13, $14::timestamptz, $15::timestamptz from changed
+  )
+  ${select}`;
+const beginTexts = [beginTextOf(selectChanged), beginTextOf(selectChangedWithContext)] as const;
+export const beginAttempt = (attempt: PaymentAttemptRecord, checkAfter: Date, withEventContext = false): StatementStep => ({
+  text: beginTexts[withEventContext ? 1 : 0],
+  values: attemptValues(attempt, checkAfter),
+});
+
+/**
+ * The settlement's lock and read, one statement: the attempt and its intent
+ * locked, the attempt's lease token, the intent's other declined attempts,
+ * and the outbox's context.
+ */
+const lockAttemptText = `
+  select ${attemptColumnsOf("a")}, a.lease_token, ${intentColumns("pi")},
+    (select count(*) from payment_attempts d where d.payment_intent_id = a.payment_intent_id and d.outcome = 'declined' and d.id <> a.id),
+    ${eventContextColumns("pi")}
+  from payment_attempts a
+  join payment_intents pi on pi.merchant_id = a.merchant_id and pi.id = a.payment_intent_id
+  ${eventContextJoin("pi")}
+  where a.merchant_id = $1 and a.id = $2
+  for update of a, pi`;
+export const lockAttempt = (merchantId: string, attemptId: string): StatementStep => ({ text: lockAttemptText, values: [merchantId, attemptId] });
+
+const writeAttemptText = `
+  update payment_attempts set outcome = $3, processor_reference = $4, decline_reason = $5, next_action_url = $6, late_success = $7,
+    settled_at = $8, check_after = $9, lease_token = null, lease_expires_at = null
+  where merchant_id = $1 and id = $2`;
+/** Writes a locked attempt's settlement; an open one stays due at checkAfter, and any lease is given back. */
+export function writeAttempt(attempt: PaymentAttemptRecord, checkAfter: Date | null): StatementStep {
   return {
-    text: insertAttemptText,
+    text: writeAttemptText,
     values: [
-      attempt.id,
-      attempt.paymentIntentId,
       attempt.merchantId,
-      attempt.amount.toString(),
-      attempt.method,
+      attempt.id,
       attempt.outcome,
       attempt.processorReference,
       attempt.declineReason,
-      timestampParam(attempt.createdAt),
+      attempt.nextActionUrl,
+      attempt.lateSuccess,
+      nullableTimestampParam(attempt.settledAt),
+      nullableTimestampParam(checkAfter),
     ],
   };
 }
+
+const writeIntentStateText = `
+  update payment_intents set status = $3, updated_at = $4, transaction = $5, next_action_url = $6 where merchant_id = $1 and id = $2`;
+/** Writes a locked intent's status, transaction and next action as a settlement decided them. */
+export const writeIntentState = (intent: PaymentIntentRecord): StatementStep => ({
+  text: writeIntentStateText,
+  values: [intent.merchantId, intent.id, intent.status, timestampParam(intent.updatedAt), intent.transaction, intent.nextActionUrl],
+});
+
+const postponeAttemptText = `
+  update payment_attempts set check_after = $3, processor_reference = coalesce($4, processor_reference),
+    lease_token = case when $5::text is null then lease_token end,
+    lease_expires_at = case when $5::text is null then lease_expires_at end
+  where merchant_id = $1 and id = $2 and outcome in ('processing', 'requires_action') and ($5::text is null or lease_token = $5)
+  returning id`;
+export const postponeAttempt = (
+  merchantId: string,
+  attemptId: string,
+  postponement: { checkAfter: Date; processorReference: string | null; leaseToken?: string },
+): StatementStep => ({
+  text: postponeAttemptText,
+  values: [merchantId, attemptId, timestampParam(postponement.checkAfter), postponement.processorReference, postponement.leaseToken ?? null],
+});
+
+/**
+ * The reconciler's claim of open attempts: due, not under an unexpired
+ * lease, earliest first, `for update skip locked` so instances never wait on
+ * each other or take the same row, leased on the database's clock.
+ */
+const claimAttemptsText = `
+  with due as (
+    select id from payment_attempts
+    where outcome in ('processing', 'requires_action') and check_after <= $1 and (lease_expires_at is null or lease_expires_at <= now())
+    order by check_after
+    limit $2
+    for update skip locked
+  )
+  update payment_attempts a set lease_token = gen_random_uuid()::text, lease_expires_at = now() + $3::int8 * interval '1 millisecond'
+  from due where a.id = due.id
+  returning ${attemptColumnsOf("a")}, a.lease_token`;
+export const claimDueAttempts = (now: Date, limit: number, leaseMs: number): StatementStep => ({
+  text: claimAttemptsText,
+  values: [timestampParam(now), String(limit), String(leaseMs)],
+});
+
+const alarmText = `
+  with due as (
+    select id from payment_attempts
+    where outcome in ('processing', 'requires_action') and not alarmed and created_at < $1
+    order by created_at
+    limit $2
+    for update skip locked
+  )
+  update payment_attempts a set alarmed = true from due where a.id = due.id
+  returning ${attemptColumnsOf("a")}`;
+/** Marks open attempts older than olderThan whose alarm was not raised yet (payment_attempts_alarm_idx). */
+export const alarmOpenAttempts = (olderThan: Date, limit: number): StatementStep => ({
+  text: alarmText,
+  values: [timestampParam(olderThan), String(limit)],
+});
+
+const findAttemptText = `select ${attemptColumns} from payment_attempts where merchant_id = $1 and id = $2`;
+export const findAttempt = (merchantId: string, attemptId: string): StatementStep => ({ text: findAttemptText, values: [merchantId, attemptId] });
+
+const attemptForProcessorText = `select ${attemptColumns} from payment_attempts where processor = $1 and idempotency_key = $2`;
+/** By processor and idempotency key alone (payment_attempts_idempotency_key): a processor's notice names no merchant. */
+export const findAttemptForProcessor = (processor: string, idempotencyKey: string): StatementStep => ({
+  text: attemptForProcessorText,
+  values: [processor, idempotencyKey],
+});

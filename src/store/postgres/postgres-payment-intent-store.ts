@@ -1,8 +1,10 @@
 import { eventTypeOf } from "../../domain/event.js";
+import { isOpenAttempt } from "../../domain/payment-attempt.js";
 import type { PaymentIntentRecord, PaymentIntentStatus } from "../../domain/payment-intent.js";
 import type { EventOutbox } from "../event-store.js";
-import type { InsertResult, IntentWithAccount, PaymentIntentStore } from "../payment-intent-store.js";
-import { checkStorableText, intentTexts, isStorableText } from "../storable-text.js";
+import { decideSettlement } from "../attempt-settlement.js";
+import type { AttemptSettled, InsertResult, IntentWithAccount, PaymentIntentStore } from "../payment-intent-store.js";
+import { attemptTexts, checkStorableText, intentTexts, isStorableText } from "../storable-text.js";
 import { readAccount } from "./account-rows.js";
 import type { Database, Transaction } from "./database.js";
 import { createEventContextCache } from "./event-context-cache.js";
@@ -198,18 +200,11 @@ export function createPostgresPaymentIntentStore(db: Database, options: Postgres
         ]);
         const intent = first(locked!.rows, (row) => sql.readIntent(row));
         if (!intent) return undefined;
-        const decision = await decide(intent, earlier!.rows.map(sql.readAttempt));
+        const decision = await decide(intent, earlier!.rows.map((row) => sql.readAttempt(row)));
         if (!decision.attempt && !decision.next) return { intent, attempt: null };
         const steps: StatementStep[] = [];
         if (decision.attempt) {
-          checkStorableText([
-            decision.attempt.id,
-            decision.attempt.paymentIntentId,
-            decision.attempt.merchantId,
-            decision.attempt.method,
-            decision.attempt.processorReference,
-            decision.attempt.declineReason,
-          ]);
+          checkStorableText(attemptTexts(decision.attempt));
           steps.push(sql.insertAttempt(decision.attempt));
         }
         if (decision.next) {
@@ -243,14 +238,98 @@ export function createPostgresPaymentIntentStore(db: Database, options: Postgres
         // The writes (and the event) and COMMIT in one round trip, sent only while the deadline holds.
         const results = outbox ? await commitWithEvents(tx, outbox, changes, steps) : await tx.commit(steps);
         const after = first(results[steps.length - 1]!.rows, (row) => sql.readIntent(row))!;
-        return { intent: after, attempt: decision.attempt && { ...decision.attempt, createdAt: new Date(decision.attempt.createdAt) } };
+        return { intent: after, attempt: decision.attempt && structuredClone(decision.attempt) };
       });
     },
 
     async listAttempts(merchantId, id) {
       if (!storable(merchantId, id)) return [];
       const [result] = await db.run(false, [sql.listAttempts(merchantId, id)]);
-      return result!.rows.map(sql.readAttempt);
+      return result!.rows.map((row) => sql.readAttempt(row));
+    },
+
+    async beginAttempt(attempt, checkAfter) {
+      if (!storable(attempt.merchantId, attempt.paymentIntentId)) return undefined;
+      checkStorableText(attemptTexts(attempt));
+      let begun: PaymentIntentRecord | undefined;
+      if (outbox) {
+        begun = (await changeWithEvents(outbox, sql.beginAttempt(attempt, checkAfter, true), () => "pending", attempt.createdAt))[0];
+      } else {
+        const [result] = await db.run(true, [sql.beginAttempt(attempt, checkAfter)]);
+        begun = first(result!.rows, (row) => sql.readIntent(row));
+      }
+      if (begun) return { begun: true, intent: begun, attempt: structuredClone(attempt) };
+      const current = await readOne(sql.findById(attempt.merchantId, attempt.paymentIntentId));
+      return current && { begun: false, intent: current };
+    },
+
+    async settleAttempt(merchantId, attemptId, settlement, options) {
+      if (!storable(merchantId, attemptId)) return undefined;
+      checkStorableText([
+        settlement.processorReference,
+        settlement.outcome === "declined" ? settlement.declineReason : null,
+        settlement.outcome === "requires_action" ? settlement.url : null,
+        options.leaseToken,
+      ]);
+      return db.transaction(async (tx): Promise<AttemptSettled | undefined> => {
+        // One round trip: BEGIN, the deadline, the attempt and its intent locked, read with what the decision needs.
+        const [locked] = await tx.run([sql.lockAttempt(merchantId, attemptId)]);
+        const row = locked!.rows[0];
+        if (!row) return undefined;
+        const attempt = sql.readAttempt(row);
+        const leaseToken = row[sql.attemptColumnCount] ?? null;
+        const intentStart = sql.attemptColumnCount + 1;
+        const intent = sql.readIntent(row, intentStart);
+        const declinedBefore = Number(row[intentStart + sql.intentColumnCount]!);
+        const unchanged = { intent, attempt, changed: false };
+        if (options.leaseToken !== undefined && leaseToken !== options.leaseToken) return unchanged;
+        const change = decideSettlement(intent, attempt, declinedBefore, settlement, options);
+        if (!change) return unchanged;
+        const steps = [sql.writeAttempt(change.attempt, isOpenAttempt(change.attempt.outcome) ? (options.checkAfter ?? options.at) : null)];
+        if (change.intentChanged) steps.push(sql.writeIntentState(change.intent));
+        const changes: EventChange[] = [];
+        const type = eventTypeOf({ from: change.from, to: change.intent.status, declinedAttempt: change.declinedAttempt });
+        if (outbox && type) {
+          const context = readEventContext(row, intentStart + sql.intentColumnCount + 1);
+          contexts.learn(change.intent, context);
+          changes.push({ type, intent: structuredClone(change.intent), context, at: options.at });
+        }
+        // The writes (and the event) and COMMIT in one round trip.
+        if (outbox) await commitWithEvents(tx, outbox, changes, steps);
+        else await tx.commit(steps);
+        return { intent: change.intent, attempt: change.attempt, changed: true, ...(change.lateSuccess && { lateSuccess: change.lateSuccess }) };
+      });
+    },
+
+    async postponeAttempt(merchantId, attemptId, postponement) {
+      if (!storable(merchantId, attemptId)) return false;
+      checkStorableText([postponement.processorReference, postponement.leaseToken]);
+      const [result] = await db.run(true, [sql.postponeAttempt(merchantId, attemptId, postponement)]);
+      return result!.rows.length > 0;
+    },
+
+    async claimDueAttempts(now, limit, leaseMs) {
+      if (limit < 1) return [];
+      const [result] = await db.run(true, [sql.claimDueAttempts(now, limit, leaseMs)]);
+      return result!.rows.map((row) => ({ attempt: sql.readAttempt(row), leaseToken: row[sql.attemptColumnCount]! }));
+    },
+
+    async alarmOpenAttempts(olderThan, limit) {
+      if (limit < 1) return [];
+      const [result] = await db.run(true, [sql.alarmOpenAttempts(olderThan, limit)]);
+      return result!.rows.map((row) => sql.readAttempt(row));
+    },
+
+    async findAttempt(merchantId, attemptId) {
+      if (!storable(merchantId, attemptId)) return undefined;
+      const [result] = await db.run(false, [sql.findAttempt(merchantId, attemptId)]);
+      return first(result!.rows, (row) => sql.readAttempt(row));
+    },
+
+    async findAttemptForProcessor(processor, idempotencyKey) {
+      if (!storable(processor, idempotencyKey)) return undefined;
+      const [result] = await db.run(false, [sql.findAttemptForProcessor(processor, idempotencyKey)]);
+      return first(result!.rows, (row) => sql.readAttempt(row));
     },
 
     async expireDue(at, limit) {

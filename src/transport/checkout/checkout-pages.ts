@@ -10,6 +10,8 @@ const labelOf = (name: string) => methodLabels[name] ?? `Pay with ${name}`;
 
 /** What each settled state tells the customer; none of them offers a payment. */
 const stateMessages: Record<Exclude<PaymentIntentStatus, "pending">, { title: string; text: string }> = {
+  processing: { title: "Payment processing", text: "We are waiting for your bank to confirm this payment. This page shows the result once it does." },
+  requires_action: { title: "Confirm your payment", text: "Your bank needs you to confirm this payment." },
   successful: { title: "Payment received", text: "This payment has been made. Thank you." },
   failed: { title: "Payment failed", text: "This payment failed after too many declined attempts. Ask the merchant for a new payment link." },
   expired: { title: "Payment link expired", text: "This payment link has expired. Ask the merchant for a new one." },
@@ -95,8 +97,27 @@ ${view.methods.map((m) => methodSection(view, m, options.action, options.csrf, e
   );
 }
 
-/** resultPage is shown after an attempt when the merchant gave no callbackUrl. */
-export function resultPage(intent: PaymentIntentRecord, attempt: PaymentAttemptRecord, checkoutPath: string): string {
+/**
+ * resultPage is shown after an attempt when the merchant gave no callbackUrl,
+ * and while an attempt's outcome is not known yet (refreshPath asks again).
+ */
+export function resultPage(intent: PaymentIntentRecord, attempt: PaymentAttemptRecord, checkoutPath: string, refreshPath = checkoutPath): string {
+  if (attempt.outcome === "processing") {
+    return page(
+      "Payment processing",
+      html`<section class="card notice" id="result" data-status="processing"><h1>Payment processing</h1>
+<p>We are waiting for your bank to confirm your payment of ${formatNaira(attempt.amount)}. This can take a few minutes; you will not be charged twice.</p>
+<p><a href="${refreshPath}">Refresh</a></p></section>`,
+    );
+  }
+  if (attempt.outcome === "requires_action" && attempt.nextActionUrl) {
+    return page(
+      "Confirm your payment",
+      html`<section class="card notice" id="result" data-status="requires_action"><h1>Confirm your payment</h1>
+<p>Your bank needs you to confirm this payment.</p>
+<p><a href="${attempt.nextActionUrl}">Continue to your bank</a></p></section>`,
+    );
+  }
   if (attempt.outcome === "succeeded") {
     return page(
       "Payment successful",
@@ -119,6 +140,17 @@ function retryHint(intent: PaymentIntentRecord, checkoutPath: string): SafeHtml 
   if (intent.status === "pending") return html`<p><a href="${checkoutPath}">Try again</a></p>`;
   if (intent.status === "successful") return html`<p>This payment has since been made.</p>`;
   return html`<p>This payment can no longer be made.</p>`;
+}
+
+/** testThreeDsPage is the test processor's 3-D Secure page: approve or deny, as a bank's page would ask. */
+export function testThreeDsPage(action: string): string {
+  return page(
+    "Test 3-D Secure",
+    html`<section class="card"><h1>Test 3-D Secure</h1>
+<p class="muted">Test mode: this page stands for the card issuer's confirmation page.</p>
+<form method="post" action="${action}"><input type="hidden" name="decision" value="approve"><button type="submit" id="approve">Approve</button></form>
+<form method="post" action="${action}"><input type="hidden" name="decision" value="deny"><button type="submit" id="deny">Deny</button></form></section>`,
+  );
 }
 
 /** notFoundPage reveals nothing about why: unknown and altered tokens look the same. */

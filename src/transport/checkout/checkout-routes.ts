@@ -8,7 +8,7 @@ import type { CheckoutService } from "../../service/checkout-service.js";
 import { readHttpUrl } from "../../rules/http-url.js";
 import { BodyTooLarge, ClientGone, readBody } from "../../http/read-body.js";
 import type { RequestContext } from "../../http/request-context.js";
-import { checkoutPage, messagePage, notFoundPage, resultPage } from "./checkout-pages.js";
+import { checkoutPage, messagePage, notFoundPage, resultPage, testThreeDsPage } from "./checkout-pages.js";
 import type { Csrf } from "./csrf.js";
 import { checkoutCssHash } from "./html.js";
 import { checkoutTokenSource } from "../../lib/checkout-token.js";
@@ -19,6 +19,8 @@ export interface CheckoutRoutesOptions {
   /** The service's public origin: form posts must come from it. */
   publicUrl: string;
   logger: Logger;
+  /** The test processor's 3-D Secure answer (test mode only): where to send the customer after it, undefined for no such attempt. */
+  testThreeDs?: (idempotencyKey: string, approve: boolean) => string | undefined;
 }
 
 const maxFormBytes = 4096;
@@ -70,9 +72,14 @@ export function createCheckoutRoutes(options: CheckoutRoutesOptions): HttpRoute[
 
   const callbackOrigin = (intent: PaymentIntentRecord) => callbackOf(intent)?.origin;
 
-  /** Where the customer goes after an attempt: the merchant's callback, or our result page. */
+  /**
+   * Where the customer goes after an attempt: the processor's page while it
+   * requires action, our result page while it is processing (it refreshes
+   * to the return URL), else the merchant's callback or our result page.
+   */
   function afterAttempt(token: string, intent: PaymentIntentRecord, attempt: PaymentAttemptRecord): string {
-    const url = callbackOf(intent);
+    if (attempt.outcome === "requires_action" && attempt.nextActionUrl) return attempt.nextActionUrl;
+    const url = attempt.outcome === "processing" ? undefined : callbackOf(intent);
     if (!url) return `/checkout/${token}/result?attempt=${encodeURIComponent(attempt.id)}`;
     return withOutcome(url, intent, attempt.outcome);
   }
@@ -115,34 +122,53 @@ export function createCheckoutRoutes(options: CheckoutRoutesOptions): HttpRoute[
     if (!options.csrf.verify(token, header(req, "cookie"), form.get("csrf") ?? undefined) || (origin !== undefined && origin !== publicOrigin)) {
       return send(res, 403, messagePage("Please try again", "This form has expired. Reload the payment page and try again.", checkoutPath));
     }
-    try {
-      const result = await options.checkout.pay(token, {
-        method: form.get("method") ?? "",
-        card: { number: form.get("card_number") ?? "", expiry: form.get("card_expiry") ?? "", cvv: form.get("card_cvv") ?? "" },
-      });
-      if (result.kind === "form-errors") {
+    const result = await options.checkout.pay(token, {
+      method: form.get("method") ?? "",
+      card: { number: form.get("card_number") ?? "", expiry: form.get("card_expiry") ?? "", cvv: form.get("card_cvv") ?? "" },
+    });
+    switch (result.kind) {
+      case "form-errors": {
         const { nonce } = options.csrf.nonceFor(header(req, "cookie"));
         const body = checkoutPage(result.view, { action: `/checkout/${token}/pay`, csrf: options.csrf.fieldFor(token, nonce), errors: result.errors });
         return send(res, 422, body, {}, callbackOrigin(result.view.intent));
       }
-      redirect(res, afterAttempt(token, result.intent, result.attempt));
-    } catch (error) {
-      if (!(error instanceof ConnectError) || error.code !== Code.FailedPrecondition) throw error;
-      // Not payable any more (paid in another tab, expired, cancelled). A
-      // repeated submit of a paid intent ends where the first one did.
-      const view = await options.checkout.view(token);
-      const paid = view.intent.status === "successful";
-      const url = callbackOf(view.intent);
-      if (paid && url) return redirect(res, withOutcome(url, view.intent, "succeeded"));
-      redirect(res, checkoutPath);
+      case "not-payable": {
+        // Paid in another tab, expired, cancelled, or an attempt is with the
+        // processor. A repeated submit of a paid intent ends where the first one did.
+        const intent = result.view.intent;
+        const url = callbackOf(intent);
+        if (intent.status === "successful" && url) return redirect(res, withOutcome(url, intent, "succeeded"));
+        return redirect(res, checkoutPath);
+      }
+      case "attempted":
+        return redirect(res, afterAttempt(token, result.intent, result.attempt));
     }
+  }
+
+  /** The processor sent the customer back: the attempt is asked about and settled, then shown or handed to the merchant. */
+  async function returned(res: NodeResponse, token: string, attemptId: string | null) {
+    const found = attemptId ? await options.checkout.returned(token, attemptId) : undefined;
+    if (!found) return send(res, 404, notFoundPage());
+    const { intent, attempt } = found;
+    if (attempt.outcome === "processing") return send(res, 200, resultPage(intent, attempt, `/checkout/${token}`, returnPath(token, attempt.id)));
+    redirect(res, afterAttempt(token, intent, attempt));
+  }
+
+  /** The test processor's 3-D Secure page, and its answer (which sends the customer back to the return URL). */
+  async function threeDs(req: NodeRequest, res: NodeResponse, key: string) {
+    if (!options.testThreeDs) return send(res, 404, notFoundPage());
+    if (req.method === "GET") return send(res, 200, testThreeDsPage(`/checkout/test-3ds/${encodeURIComponent(key)}`));
+    const form = new URLSearchParams((await readBody(req, maxFormBytes)).toString("utf8"));
+    const back = options.testThreeDs(key, form.get("decision") === "approve");
+    if (!back) return send(res, 404, notFoundPage());
+    redirect(res, back);
   }
 
   async function showResult(res: NodeResponse, token: string, attemptId: string | null) {
     const view = await options.checkout.view(token);
     const attempt = attemptId ? await options.checkout.attemptOf(token, attemptId) : undefined;
     if (!attempt) return send(res, 404, notFoundPage());
-    send(res, 200, resultPage(view.intent, attempt, `/checkout/${token}`));
+    send(res, 200, resultPage(view.intent, attempt, `/checkout/${token}`, returnPath(token, attempt.id)));
   }
 
   /** Runs one checkout action, turning the service's refusals into customer pages. */
@@ -193,6 +219,18 @@ export function createCheckoutRoutes(options: CheckoutRoutesOptions): HttpRoute[
         serve(req, res, context, (token) => showResult(res, token, new URLSearchParams(queryOf(req.url)).get("attempt"))),
     },
     {
+      name: "/checkout/{token}/return",
+      methods: ["GET"],
+      matches: (path) => returnPattern.test(path),
+      handle: (req, res, context) => serve(req, res, context, (token) => returned(res, token, new URLSearchParams(queryOf(req.url)).get("attempt"))),
+    },
+    {
+      name: "/checkout/test-3ds/{attempt}",
+      methods: ["GET", "POST"],
+      matches: (path) => threeDsPattern.test(path),
+      handle: (req, res, context) => serve(req, res, context, () => threeDs(req, res, decodeURIComponent(pathOf(req.url).split("/")[3]!))),
+    },
+    {
       // Anything else under /checkout: the same 404 page an unknown token gets.
       name: "/checkout/{unknown}",
       matches: (path) => path === "/checkout" || path.startsWith("/checkout/"),
@@ -206,6 +244,13 @@ const checkoutPath = (suffix: string) => new RegExp(`^/checkout/${checkoutTokenS
 const pagePattern = checkoutPath("");
 const payPattern = checkoutPath("/pay");
 const resultPattern = checkoutPath("/result");
+const returnPattern = checkoutPath("/return");
+const threeDsPattern = /^\/checkout\/test-3ds\/[A-Za-z0-9_-]{1,64}$/;
+
+/** The return URL of an attempt: where the processor sends the customer back, and where a processing page refreshes. */
+function returnPath(token: string, attemptId: string): string {
+  return `/checkout/${token}/return?attempt=${encodeURIComponent(attemptId)}`;
+}
 
 /** The token segment of a checkout path the patterns above accepted. */
 function tokenOf(path: string): string {

@@ -24,6 +24,7 @@ export function createLiveIntents(clock: Clock, ids: IdGenerator) {
       paymentMethods: ["card"],
       callbackUrl: null,
       transaction: null,
+      nextActionUrl: null,
       splits: [],
       checkoutToken: ids.checkoutToken("merchantA"),
       requestFingerprint: "0".repeat(64),

@@ -9,8 +9,9 @@ import { Migration } from "@mikro-orm/migrations";
  * refund (a late or duplicate payment given back), which has no reference.
  *
  * events.type's check takes the refund events, and the lifecycle's
- * payment_intent.processing and .requires_action (their own migration runs
- * before this one): whatever check on the type stands is replaced.
+ * payment_intent.processing and .requires_action (which the attempt
+ * lifecycle's migration, after this one, starts recording): whatever check
+ * on the type stands is replaced.
  */
 export class Migration20261126110000_refunds extends Migration {
   override name = "Migration20261126110000_refunds";

@@ -4,6 +4,7 @@ import { Migration20261123000000_methods_array } from "./Migration20261123000000
 import { Migration20261123120000_events_webhooks } from "./Migration20261123120000_events_webhooks.js";
 import { Migration20261126110000_refunds } from "./Migration20261126110000_refunds.js";
 import { Migration20261126120000_merchant_keys } from "./Migration20261126120000_merchant_keys.js";
+import { Migration20261126130000_attempt_lifecycle } from "./Migration20261126130000_attempt_lifecycle.js";
 
 /** Every migration, oldest first. Listed, not discovered, so no file globbing at run time. */
 export const migrations = [
@@ -13,4 +14,5 @@ export const migrations = [
   Migration20261123120000_events_webhooks,
   Migration20261126110000_refunds,
   Migration20261126120000_merchant_keys,
+  Migration20261126130000_attempt_lifecycle,
 ];

@@ -50,7 +50,7 @@ export class Migration20261126130000_attempt_lifecycle extends Migration {
         add constraint payment_attempts_check_after check ((outcome in ('processing', 'requires_action')) = (check_after is not null)),
         add constraint payment_attempts_next_action check ((outcome = 'requires_action') = (next_action_url is not null)),
         add constraint payment_attempts_late_success check (late_success is null or outcome = 'succeeded'),
-        add constraint payment_attempts_idempotency_key unique (processor, idempotency_key)`);
+        add constraint payment_attempts_idempotency_key unique (processor, idempotency_key, merchant_id)`);
     this.addSql(`drop index payment_attempts_one_success_key`);
     this.addSql(
       `create unique index payment_attempts_one_success_key on payment_attempts (merchant_id, payment_intent_id) where outcome = 'succeeded' and late_success is null`,

@@ -74,4 +74,50 @@ export class Migration20261126120000_merchant_keys extends Migration {
       `alter table refunds add constraint refunds_intent_fkey foreign key (merchant_id, payment_intent_id) references payment_intents (merchant_id, id) on delete cascade`,
     );
   }
+
+  /** Back to keys by id alone (checkout tokens made meanwhile still carry their merchant and are found by the token). */
+  override down(): void {
+    for (const [table, constraint] of [
+      ["payment_intent_splits", "payment_intent_splits_intent_fkey"],
+      ["payment_intent_splits", "payment_intent_splits_account_fkey"],
+      ["payment_attempts", "payment_attempts_intent_fkey"],
+      ["refunds", "refunds_intent_fkey"],
+    ]) {
+      this.addSql(`alter table ${table} drop constraint ${constraint}`);
+    }
+    this.addSql(`drop index webhook_deliveries_id_idx`);
+    this.addSql(`create unique index webhook_deliveries_id_key on webhook_deliveries (id)`);
+    this.addSql(`drop index refunds_id_idx`);
+    this.addSql(`create unique index refunds_id_key on refunds (id)`);
+    this.addSql(`drop index payment_attempts_one_success_key`);
+    this.addSql(`create unique index payment_attempts_one_success_key on payment_attempts (payment_intent_id) where outcome = 'succeeded'`);
+    this.addSql(`alter table payment_attempts drop constraint payment_attempts_processor_reference_key`);
+    this.addSql(`alter table payment_attempts add constraint payment_attempts_processor_reference_key unique (processor_reference)`);
+    this.addSql(`alter table payment_attempts drop constraint payment_attempts_pkey`);
+    this.addSql(`alter table payment_attempts add constraint payment_attempts_pkey primary key (id)`);
+    this.addSql(`alter table payment_intent_splits drop constraint payment_intent_splits_account_key`);
+    this.addSql(`alter table payment_intent_splits add constraint payment_intent_splits_account_key unique (payment_intent_id, settlement_account_id)`);
+    this.addSql(`alter table payment_intent_splits drop constraint payment_intent_splits_pkey`);
+    this.addSql(`alter table payment_intent_splits add constraint payment_intent_splits_pkey primary key (payment_intent_id, position)`);
+    this.addSql(`alter table settlement_accounts drop constraint settlement_accounts_pkey`);
+    this.addSql(`alter table settlement_accounts add constraint settlement_accounts_pkey primary key (id)`);
+    this.addSql(`alter table settlement_accounts add constraint settlement_accounts_merchant_id_key unique (merchant_id, id)`);
+    this.addSql(`alter table payment_intents drop constraint payment_intents_checkout_token_key`);
+    this.addSql(`alter table payment_intents add constraint payment_intents_checkout_token_key unique (checkout_token)`);
+    this.addSql(`alter table payment_intents drop constraint payment_intents_pkey`);
+    this.addSql(`alter table payment_intents add constraint payment_intents_pkey primary key (id)`);
+    this.addSql(`alter table payment_intents add constraint payment_intents_merchant_id_key unique (merchant_id, id)`);
+    this.addSql(
+      `alter table payment_intent_splits add constraint payment_intent_splits_intent_fkey foreign key (merchant_id, payment_intent_id) references payment_intents (merchant_id, id) on delete cascade`,
+    );
+    this.addSql(
+      `alter table payment_intent_splits add constraint payment_intent_splits_account_fkey foreign key (merchant_id, settlement_account_id) references settlement_accounts (merchant_id, id)`,
+    );
+    this.addSql(
+      `alter table payment_attempts add constraint payment_attempts_intent_fkey foreign key (merchant_id, payment_intent_id) references payment_intents (merchant_id, id) on delete cascade`,
+    );
+    this.addSql(
+      `alter table refunds add constraint refunds_intent_fkey foreign key (merchant_id, payment_intent_id) references payment_intents (merchant_id, id) on delete cascade`,
+    );
+  }
 }

@@ -14,19 +14,22 @@ import { Migration } from "@mikro-orm/migrations";
  * refund named by a processor's message, a delivery's completion), so a
  * create writes no more index entries than before.
  */
+/**
+ * The foreign keys that lean on the (merchant_id, id) keys being replaced:
+ * dropped first and made again on the new keys, both ways.
+ */
+const foreignKeys = [
+  ["payment_intent_splits", "payment_intent_splits_intent_fkey", "foreign key (merchant_id, payment_intent_id) references payment_intents (merchant_id, id) on delete cascade"],
+  ["payment_intent_splits", "payment_intent_splits_account_fkey", "foreign key (merchant_id, settlement_account_id) references settlement_accounts (merchant_id, id)"],
+  ["payment_attempts", "payment_attempts_intent_fkey", "foreign key (merchant_id, payment_intent_id) references payment_intents (merchant_id, id) on delete cascade"],
+  ["refunds", "refunds_intent_fkey", "foreign key (merchant_id, payment_intent_id) references payment_intents (merchant_id, id) on delete cascade"],
+] as const;
+
 export class Migration20261126120000_merchant_keys extends Migration {
   override name = "Migration20261126120000_merchant_keys";
 
   override up(): void {
-    // The foreign keys that lean on the (merchant_id, id) unique keys go first, and come back on the new primary keys.
-    for (const [table, constraint] of [
-      ["payment_intent_splits", "payment_intent_splits_intent_fkey"],
-      ["payment_intent_splits", "payment_intent_splits_account_fkey"],
-      ["payment_attempts", "payment_attempts_intent_fkey"],
-      ["refunds", "refunds_intent_fkey"],
-    ]) {
-      this.addSql(`alter table ${table} drop constraint ${constraint}`);
-    }
+    for (const [table, constraint] of foreignKeys) this.addSql(`alter table ${table} drop constraint ${constraint}`);
 
     this.addSql(`alter table payment_intents drop constraint payment_intents_pkey`);
     this.addSql(`alter table payment_intents drop constraint payment_intents_merchant_id_key`);
@@ -61,30 +64,12 @@ export class Migration20261126120000_merchant_keys extends Migration {
     this.addSql(`drop index webhook_deliveries_id_key`);
     this.addSql(`create index webhook_deliveries_id_idx on webhook_deliveries (id)`);
 
-    this.addSql(
-      `alter table payment_intent_splits add constraint payment_intent_splits_intent_fkey foreign key (merchant_id, payment_intent_id) references payment_intents (merchant_id, id) on delete cascade`,
-    );
-    this.addSql(
-      `alter table payment_intent_splits add constraint payment_intent_splits_account_fkey foreign key (merchant_id, settlement_account_id) references settlement_accounts (merchant_id, id)`,
-    );
-    this.addSql(
-      `alter table payment_attempts add constraint payment_attempts_intent_fkey foreign key (merchant_id, payment_intent_id) references payment_intents (merchant_id, id) on delete cascade`,
-    );
-    this.addSql(
-      `alter table refunds add constraint refunds_intent_fkey foreign key (merchant_id, payment_intent_id) references payment_intents (merchant_id, id) on delete cascade`,
-    );
+    for (const [table, constraint, definition] of foreignKeys) this.addSql(`alter table ${table} add constraint ${constraint} ${definition}`);
   }
 
   /** Back to keys by id alone (checkout tokens made meanwhile still carry their merchant and are found by the token). */
   override down(): void {
-    for (const [table, constraint] of [
-      ["payment_intent_splits", "payment_intent_splits_intent_fkey"],
-      ["payment_intent_splits", "payment_intent_splits_account_fkey"],
-      ["payment_attempts", "payment_attempts_intent_fkey"],
-      ["refunds", "refunds_intent_fkey"],
-    ]) {
-      this.addSql(`alter table ${table} drop constraint ${constraint}`);
-    }
+    for (const [table, constraint] of foreignKeys) this.addSql(`alter table ${table} drop constraint ${constraint}`);
     this.addSql(`drop index webhook_deliveries_id_idx`);
     this.addSql(`create unique index webhook_deliveries_id_key on webhook_deliveries (id)`);
     this.addSql(`drop index refunds_id_idx`);
@@ -107,17 +92,6 @@ export class Migration20261126120000_merchant_keys extends Migration {
     this.addSql(`alter table payment_intents drop constraint payment_intents_pkey`);
     this.addSql(`alter table payment_intents add constraint payment_intents_pkey primary key (id)`);
     this.addSql(`alter table payment_intents add constraint payment_intents_merchant_id_key unique (merchant_id, id)`);
-    this.addSql(
-      `alter table payment_intent_splits add constraint payment_intent_splits_intent_fkey foreign key (merchant_id, payment_intent_id) references payment_intents (merchant_id, id) on delete cascade`,
-    );
-    this.addSql(
-      `alter table payment_intent_splits add constraint payment_intent_splits_account_fkey foreign key (merchant_id, settlement_account_id) references settlement_accounts (merchant_id, id)`,
-    );
-    this.addSql(
-      `alter table payment_attempts add constraint payment_attempts_intent_fkey foreign key (merchant_id, payment_intent_id) references payment_intents (merchant_id, id) on delete cascade`,
-    );
-    this.addSql(
-      `alter table refunds add constraint refunds_intent_fkey foreign key (merchant_id, payment_intent_id) references payment_intents (merchant_id, id) on delete cascade`,
-    );
+    for (const [table, constraint, definition] of foreignKeys) this.addSql(`alter table ${table} add constraint ${constraint} ${definition}`);
   }
 }

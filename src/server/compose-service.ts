@@ -28,7 +28,6 @@ import { createEventRetention } from "../service/event-retention.js";
 import { createPaymentExpiry } from "../service/payment-expiry.js";
 import { createPaymentIntentPresenter } from "../service/payment-intent-presenter.js";
 import { createPaymentMethodCatalogue } from "../service/payment-method-catalogue.js";
-import type { RefundingProcessor } from "../service/refund-settler.js";
 import type { EventStore } from "../store/event-store.js";
 import type { WebhookEndpointStore } from "../store/webhook-endpoint-store.js";
 import type { HostResolver } from "../webhooks/host-resolver.js";

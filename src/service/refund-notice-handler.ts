@@ -1,4 +1,3 @@
-import type { Logger } from "../lib/logger.js";
 import type { ProcessorNotice } from "../processor/payment-processor.js";
 
 /** A verified refund notice from a processor's webhook. */
@@ -12,13 +11,4 @@ export type RefundNotice = Extract<ProcessorNotice, { kind: "refund" }>;
  */
 export interface RefundNoticeHandler {
   onRefundNotice(notice: RefundNotice): Promise<void>;
-}
-
-/** createLoggingRefundNoticeHandler is the default before refunds exist: log the notice (ids only) and answer 200. */
-export function createLoggingRefundNoticeHandler(logger: Logger): RefundNoticeHandler {
-  return {
-    async onRefundNotice(notice) {
-      logger.warn({ refundKey: notice.idempotencyKey, noticeId: notice.noticeId, outcome: notice.outcome.kind }, "a refund notice arrived, but refunds are not handled here");
-    },
-  };
 }

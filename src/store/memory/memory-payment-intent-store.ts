@@ -222,7 +222,8 @@ export function createMemoryPaymentIntentStore(options: MemoryPaymentIntentStore
 
     async list(query: ListQuery) {
       // As in PostgreSQL, where such a string cannot even be compared: no row can match it.
-      if (!isStorableText(query.clientReference ?? "") || !isStorableText(query.after?.id ?? "")) return [];
+      const metaTexts = (query.meta ?? []).flatMap((e) => [e.name, e.value]);
+      if (![query.clientReference ?? "", query.after?.id ?? "", ...metaTexts].every(isStorableText)) return [];
       const now = query.now.getTime();
       const meta = query.meta ?? [];
       const shown = (record: PaymentIntentRecord) =>

@@ -328,7 +328,11 @@ export function listIntents(query: ListQuery): StatementStep {
   const meta = query.meta ?? [];
   for (const entry of meta) values.push(entry.name, entry.value);
   if (query.after) values.push(timestampParam(query.after.createdAt), query.after.id);
-  return { text: listText(`${query.clientReference !== undefined}|${query.after !== undefined}|${status}|${meta.length}`), values };
+  const text = listText(`${query.clientReference !== undefined}|${query.after !== undefined}|${status}|${meta.length}`);
+  // A generic plan cannot know which filter is rare: with two, it would drive
+  // the page from the first even when it matches half the merchant's intents
+  // and the second one intent (docs/BENCHMARKS.md, the meta filter).
+  return meta.length > 0 ? { text, values, planEach: true } : { text, values };
 }
 
 const cancelTextOf = (select: string) => `

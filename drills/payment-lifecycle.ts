@@ -141,7 +141,8 @@ export async function runPaymentKill(options: PaymentKillOptions): Promise<Drill
   };
   const servers: ServerProcess[] = [];
   const start = async () => {
-    const server = await startServerProcess({ databaseUrl: db.url, apiKeys: `${merchant.id}:${merchant.key}`, env });
+    // A loaded machine starts a process slowly; the drill is about what happens after.
+    const server = await startServerProcess({ databaseUrl: db.url, apiKeys: `${merchant.id}:${merchant.key}`, env, startTimeoutMs: 60_000 });
     servers.push(server);
     return server;
   };

@@ -255,6 +255,8 @@ async function runCheckoutPayment(): Promise<string> {
     log("checkout payments, PostgreSQL, TEST_PROCESSOR_LATENCY_MS=1000 …");
     const result = await runCheckoutPaymentBench({
       databaseUrl: paymentDb.url,
+      databaseName: paymentDb.name,
+      adminUrl,
       logPath: join(logDir, "checkout-payment.log"),
       latencyMs: 1000,
       concurrency: 250,

@@ -10,7 +10,11 @@
  * and bench/results/last-full-run.json, which the next run's regression check
  * compares against. --profile runs our servers under --cpu-prof and prints
  * where their time went during the measured phases. The webhook delivery
- * bench (bench/webhooks.ts) runs in full runs and alone with --only webhooks.
+ * bench (bench/webhooks.ts) runs in full runs and alone with --only webhooks;
+ * the checkout payment bench (bench/checkout-payment.ts: card payments with
+ * TEST_PROCESSOR_LATENCY_MS=1000 on PostgreSQL and the default pool) in full
+ * runs and alone with --only checkout-payment; its line is printed, and
+ * recorded by hand in docs/BENCHMARKS.md.
  */
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -42,6 +46,7 @@ import { measurePhase, type MeasureOptions, type Measurement, type Subject } fro
 import { readClockTicksPerSecond } from "./support/proc-stat.js";
 import { runWrk, wrkVersion } from "./support/wrk.js";
 import { describeWebhookBench, runWebhookBench, type WebhookBenchResult } from "./webhooks.js";
+import { describeCheckoutPaymentBench, runCheckoutPaymentBench } from "./checkout-payment.js";
 
 const { values: flags } = parseArgs({
   options: {
@@ -243,6 +248,29 @@ async function runWebhooks(): Promise<WebhookBenchResult[]> {
   return results;
 }
 
+/** runCheckoutPayment: checkout card payments through a 1 s test processor on PostgreSQL (bench/checkout-payment.ts). */
+async function runCheckoutPayment(): Promise<string> {
+  const paymentDb = await createTestDatabase();
+  try {
+    log("checkout payments, PostgreSQL, TEST_PROCESSOR_LATENCY_MS=1000 …");
+    const result = await runCheckoutPaymentBench({
+      databaseUrl: paymentDb.url,
+      databaseName: paymentDb.name,
+      adminUrl,
+      logPath: join(logDir, "checkout-payment.log"),
+      latencyMs: 1000,
+      concurrency: 250,
+      warmupSeconds: quick ? 2 : 5,
+      measureSeconds: quick ? 5 : 15,
+    });
+    const line = describeCheckoutPaymentBench(result);
+    log(line);
+    return line;
+  } finally {
+    await paymentDb.drop();
+  }
+}
+
 async function runCreateSoak(): Promise<SoakResult> {
   const server = await startService({ databaseUrl: db.url, logPath: join(logDir, "soak.log") });
   const drive = (runId: string, seconds: number) =>
@@ -298,7 +326,8 @@ try {
     listSeed,
   }).filter((s) => !only || only.test(s.id));
   const webhooksSelected = !flags.profile && (!only || only.test("webhooks"));
-  if (selected.length === 0 && !webhooksSelected) throw new Error(`--only ${flags.only} selects no scenario`);
+  const paymentsSelected = !flags.profile && (!only || only.test("checkout-payment"));
+  if (selected.length === 0 && !webhooksSelected && !paymentsSelected) throw new Error(`--only ${flags.only} selects no scenario`);
 
   const { results, windows } = selected.length > 0 ? await runRounds(selected) : { results: [], windows: new Map<string, ProfileWindow[]>() };
   const runExtras = !only && !flags.profile;
@@ -308,6 +337,7 @@ try {
   if (runExtras) log("the sandbox's start-up, from a packed install …");
   const startup = runExtras ? await runStartupBench({ runs: quick ? 3 : 10, log }) : undefined;
   const webhooks = webhooksSelected ? await runWebhooks() : [];
+  const payments = paymentsSelected ? await runCheckoutPayment() : undefined;
 
   const full = !quick && !only && !flags.profile;
   const report: BenchReport = {
@@ -333,6 +363,7 @@ try {
   };
   const markdown = renderReport(report);
   process.stdout.write(`\n${markdown}\n`);
+  if (payments) process.stdout.write(`\n${payments}\n`);
   if (profileDir) printProfiles(windows);
 
   const docPath = join(repoRoot, "docs", "BENCHMARKS.md");

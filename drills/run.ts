@@ -4,7 +4,9 @@
  * Fault drills against real server processes on fresh PostgreSQL databases:
  * duplicate storm, crash (SIGKILL), database outage, hostile input, tenant
  * isolation, hostile connections, webhooks (receiver outage, kill -9
- * mid-delivery, two instances, a dead endpoint beside a healthy one), a refund storm on one intent, and the fleet (three instances behind the
+ * mid-delivery, two instances, a dead endpoint beside a healthy one), a refund storm on one intent, the payment
+ * lifecycle (kill -9 between begin and outcome, a processor outage, duplicate and reordered processor
+ * webhooks), and the fleet (three instances behind the
  * deploy/ HAProxy and PgBouncer). Each prints what it did and a PASS/FAIL line with its figures;
  * a full run rewrites the results section of docs/RELIABILITY.md, and a full
  * run of some drills (--only) rewrites their own blocks in it. --quick
@@ -21,6 +23,7 @@ import { runFleetDrills } from "./fleet.js";
 import { runHostileConnections } from "./hostile-connections.js";
 import { describeHostileInput, runHostileInput } from "./hostile-input.js";
 import { runOutage } from "./outage.js";
+import { runPaymentKill, runProcessorOutage, runProcessorWebhookStorm } from "./payment-lifecycle.js";
 import { runRefundStorm } from "./refund-storm.js";
 import { formatDrillReport, type DrillReport } from "./support/drill-report.js";
 import { startProcessTarget } from "./support/process-target.js";
@@ -124,6 +127,23 @@ const drills: { name: string; run(): Promise<DrillReport | DrillReport[]> }[] = 
     run: () => runNoisyNeighbour(quick ? { noisyIntents: 32, phaseMs: 10_000, timeoutMs: 5000 } : { noisyIntents: 32, phaseMs: 30_000, timeoutMs: 10_000 }),
   },
   { name: "Refund storm", run: () => runRefundStorm(quick ? { refunds: 40, amount: 20_000 } : { refunds: 100, amount: 50_000 }) },
+  {
+    name: "Payments: kill -9 between begin and outcome",
+    run: () =>
+      runPaymentKill(
+        quick
+          ? { payments: 80, concurrency: 16, killAfterMs: 1500, latencyMs: 400, settleWithinMs: 50_000 }
+          : { payments: 400, concurrency: 32, killAfterMs: 4000, latencyMs: 500, settleWithinMs: 90_000 },
+      ),
+  },
+  {
+    name: "Payments: processor outage",
+    run: () => runProcessorOutage(quick ? { outageMs: 10_000, paymentsPerSecond: 2, settleWithinMs: 45_000 } : { outageMs: 60_000, paymentsPerSecond: 2, settleWithinMs: 90_000 }),
+  },
+  {
+    name: "Payments: duplicate and reordered processor webhooks",
+    run: () => runProcessorWebhookStorm(quick ? { attempts: 40, copies: 3 } : { attempts: 200, copies: 4 }),
+  },
   // Last: its full run restarts the machine's PostgreSQL.
   { name: "Fleet", run: () => runFleetDrills({ quick }) },
 ];

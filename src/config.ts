@@ -109,6 +109,10 @@ export interface ProcessorConfig {
   alarmAfterMs: number;
   /** TEST_PROCESSOR_LATENCY_MS: the test processor waits this long in every call. */
   testLatencyMs: number;
+  /** TEST_PROCESSOR_WEBHOOK_DELAY_MS: a test bank transfer or USSD payment arrives, and its processor webhook is sent, this long after the customer confirms. */
+  testWebhookDelayMs: number;
+  /** TEST_PROCESSOR_JOURNAL: a file where the test processor keeps what it did across restarts (drills); unset, memory only. */
+  testJournal: string | undefined;
 }
 
 /** RateLimitConfig: RATE_LIMIT_RPS and RATE_LIMIT_BURST. */
@@ -177,6 +181,8 @@ export const settingNames = [
   "RECONCILE_INTERVAL_MS",
   "PROCESSING_ALARM_AFTER",
   "TEST_PROCESSOR_LATENCY_MS",
+  "TEST_PROCESSOR_WEBHOOK_DELAY_MS",
+  "TEST_PROCESSOR_JOURNAL",
   "DATABASE_URL",
   "MIGRATE_ON_START",
   "DB_POOL_MAX",
@@ -318,6 +324,8 @@ export function readConfig(env: Env, system: SystemLimits = {}): Config {
       reconcileIntervalMs: readInteger(env, "RECONCILE_INTERVAL_MS", 10_000, 50, 3_600_000),
       alarmAfterMs: readDuration(env, "PROCESSING_ALARM_AFTER", 3_600_000, 1000, 30 * 86_400_000),
       testLatencyMs: readInteger(env, "TEST_PROCESSOR_LATENCY_MS", 0, 0, 120_000),
+      testWebhookDelayMs: readInteger(env, "TEST_PROCESSOR_WEBHOOK_DELAY_MS", 2000, 0, 3_600_000),
+      testJournal: env.TEST_PROCESSOR_JOURNAL || undefined,
     },
     webhooks: readWebhookConfig(env, database === undefined && isLoopback(host)),
     limits: readListenLimits(env, system.openFileLimit, database?.poolMax ?? 0),

@@ -758,6 +758,47 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
         }
       }
     },
+    "/v2/test-helpers/payment-attempts/{id}/settle": {
+      "post": {
+        "operationId": "SettlePaymentAttempt",
+        "x-service": "payments.v2.TestHelperService",
+        "description": "SettlePaymentAttempt settles an open attempt (processing or requires_action: a CreatePaymentAttempt with outcome processing, a transfer whose money has not arrived, a card that timed out) as the processor's later answer would: succeeded or declined, through the same settlement as a processor's webhook, once. An attempt already settled is refused (FailedPrecondition) and changes nothing.",
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "description": "The attempt's id (pa_…), from CreatePaymentAttempt or the intent's checkout.",
+            "schema": {
+              "type": "string",
+              "minLength": 1
+            }
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/SettlePaymentAttemptRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "CreatePaymentAttemptResponse is the attempt and the intent after it.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/CreatePaymentAttemptResponse"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
     "/v2/test-helpers/payment-intents/{id}/expire": {
       "post": {
         "operationId": "ExpirePaymentIntent",
@@ -2244,6 +2285,24 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
           }
         },
         "description": "SettlementSplit sends split_amount kobo of a payment to one settlement account (§2.3)."
+      },
+      "SettlePaymentAttemptRequest": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "outcome"
+        ],
+        "properties": {
+          "outcome": {
+            "type": "string",
+            "enum": [
+              "succeeded",
+              "declined"
+            ],
+            "description": "What the processor answers at last."
+          }
+        },
+        "description": "SettlePaymentAttemptRequest names an open attempt and the outcome the processor gives it."
       },
       "WebhookAttempt": {
         "type": "object",

@@ -245,6 +245,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/test-helpers/payment-attempts/{id}/settle": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description SettlePaymentAttempt settles an open attempt (processing or requires_action: a CreatePaymentAttempt with outcome processing, a transfer whose money has not arrived, a card that timed out) as the processor's later answer would: succeeded or declined, through the same settlement as a processor's webhook, once. An attempt already settled is refused (FailedPrecondition) and changes nothing. */
+        post: operations["SettlePaymentAttempt"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/test-helpers/payment-intents/{id}/expire": {
         parameters: {
             query?: never;
@@ -683,6 +700,14 @@ export interface components {
             settlementAccountId: string;
             /** @description Kobo sent to this account. */
             splitAmount: string;
+        };
+        /** @description SettlePaymentAttemptRequest names an open attempt and the outcome the processor gives it. */
+        SettlePaymentAttemptRequest: {
+            /**
+             * @description What the processor answers at last.
+             * @enum {string}
+             */
+            outcome: "succeeded" | "declined";
         };
         /** @description WebhookAttempt is one try at a delivery: never its body, a header or a secret. */
         WebhookAttempt: {
@@ -1221,6 +1246,33 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["CreatePaymentAttemptRequest"];
+            };
+        };
+        responses: {
+            /** @description CreatePaymentAttemptResponse is the attempt and the intent after it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatePaymentAttemptResponse"];
+                };
+            };
+        };
+    };
+    SettlePaymentAttempt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The attempt's id (pa_…), from CreatePaymentAttempt or the intent's checkout. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SettlePaymentAttemptRequest"];
             };
         };
         responses: {

@@ -29,6 +29,11 @@ export function createTestHelperProcedures(rules: TestHelperRules): Procedure[] 
         const { attempt, paymentIntent } = await rules.pay(call.merchantId, request.id, request);
         return { attempt: attemptMessage(attempt), paymentIntent };
       },
+      settlePaymentAttempt: async (request, call) => {
+        // succeeded or declined: the field's rule ran in the pipeline.
+        const { attempt, paymentIntent } = await rules.settle(call.merchantId, request.id, request.outcome as "succeeded" | "declined");
+        return { attempt: attemptMessage(attempt), paymentIntent };
+      },
       expirePaymentIntent: (request, call) => rules.expire(call.merchantId, request.id),
       advanceClock: (request) => ({ now: timestamp(testClock().advance(request.seconds)) }),
       getClock: () => ({ now: timestamp(testClock().now()) }),

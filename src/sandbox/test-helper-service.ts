@@ -1,15 +1,18 @@
 import { Code, ConnectError } from "@connectrpc/connect";
+import { randomBytes } from "node:crypto";
 import type { PaymentIntentListItem } from "../../gen/payments/v2/payment_intent_pb.js";
 import type { PaymentAttemptRecord } from "../domain/payment-attempt.js";
 import type { AdvanceableClock } from "../lib/advanceable-clock.js";
 import type { Clock } from "../lib/clock.js";
 import type { IdGenerator } from "../lib/ids.js";
+import type { AttemptOutcome } from "../processor/payment-processor.js";
 import { testCards } from "../processor/test-mode-processor.js";
 import type { CheckoutService } from "../service/checkout-service.js";
 import { invalid } from "../rules/invalid.js";
 import type { PaymentExpiry } from "../service/payment-expiry.js";
 import type { PaymentIntentService } from "../service/payment-intent-service.js";
 import { assertTransition } from "../service/payment-state-machine.js";
+import type { SettleAttempt } from "../service/settle-attempt.js";
 import type { PaymentIntentStore } from "../store/payment-intent-store.js";
 import { createTestMerchant, type TestMerchant } from "./create-test-merchant.js";
 import type { ForcedOutcome, ForcedOutcomes } from "./forced-outcomes.js";
@@ -34,6 +37,8 @@ export interface TestHelperService {
   createMerchant(name: string | undefined, clientAddress: string | undefined): Promise<TestMerchant>;
   /** Pays the merchant's intent with the method (default: the intent's first) and the outcome given. */
   pay(merchantId: string, id: string, request: { paymentMethod: string; outcome: string }): Promise<TestPayment>;
+  /** Settles the merchant's open attempt as the processor's later answer would (through the one SettleAttempt, source test_helper). */
+  settle(merchantId: string, attemptId: string, outcome: "succeeded" | "declined"): Promise<TestPayment>;
   /** Expires the merchant's pending intent now, as if CHECKOUT_TTL had passed. */
   expire(merchantId: string, id: string): Promise<PaymentIntentListItem>;
   /** Undefined without TEST_CLOCK: then the clock helpers are not served. */
@@ -52,6 +57,8 @@ export interface TestHelperServiceDeps {
   /** The checkout service the hosted page uses, built with outcomes.processor. */
   checkout: CheckoutService;
   outcomes: ForcedOutcomes;
+  /** The one SettleAttempt the checkout, webhooks and reconciler commit outcomes through. */
+  settle: SettleAttempt;
   expiry: PaymentExpiry;
   enrollment: MerchantEnrollment;
   clock: Clock;
@@ -99,6 +106,24 @@ export function createTestHelperService(deps: TestHelperServiceDeps): TestHelper
       }
       if (result.kind !== "attempted") throw new Error(`the checkout refused the helper's card form: ${result.errors.map((e) => e.field).join(", ")}`);
       return { attempt: result.attempt, paymentIntent: await deps.paymentIntents.get(merchantId, id) };
+    },
+
+    async settle(merchantId, attemptId, outcome) {
+      const attempt = await deps.intents.findAttempt(merchantId, attemptId);
+      if (!attempt) throw new ConnectError(`payment attempt ${attemptId} not found`, Code.NotFound);
+      const refused = (now: string) =>
+        new ConnectError(`payment attempt ${attemptId} is ${now}: only a processing or requires_action attempt can be settled`, Code.FailedPrecondition);
+      if (attempt.outcome !== "processing" && attempt.outcome !== "requires_action") throw refused(attempt.outcome);
+      // The processor's later answer, as its webhook would bring it; a success needs a reference, which becomes the transaction.
+      const answer: AttemptOutcome =
+        outcome === "succeeded"
+          ? { kind: "succeeded", reference: attempt.processorReference ?? `txn_test_${randomBytes(12).toString("hex")}`, amount: attempt.amount, currency: "NGN" }
+          : { kind: "declined", reference: attempt.processorReference, reason: "Declined by a test helper." };
+      const settled = await deps.settle({ merchantId, attemptId }, answer, { source: "test_helper" });
+      if (!settled) throw new ConnectError(`payment attempt ${attemptId} not found`, Code.NotFound);
+      // Another path (the processor's webhook, the reconciler) settled it first.
+      if (!settled.changed) throw refused(settled.attempt.outcome);
+      return { attempt: settled.attempt, paymentIntent: await deps.paymentIntents.get(merchantId, attempt.paymentIntentId) };
     },
 
     async expire(merchantId, id) {

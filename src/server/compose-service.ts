@@ -15,7 +15,7 @@ import { registerReadinessMetrics } from "../observability/readiness-metrics.js"
 import { createRequestObserver, type RequestOutcome } from "../observability/request-observer.js";
 import { createServiceMetrics, type ServiceMetrics } from "../observability/service-metrics.js";
 import type { PaymentProcessor } from "../processor/payment-processor.js";
-import { createTestModeProcessor } from "../processor/test-mode-processor.js";
+import { createTestModeProcessor, testWebhookKey } from "../processor/test-mode-processor.js";
 import { createAttemptReconciler } from "../service/attempt-reconciler.js";
 import { createSettleAttempt } from "../service/attempt-settler.js";
 import { createRestEncoders } from "../protocols/rest/encode-json.js";
@@ -209,7 +209,16 @@ export async function composeService(config: Config, overrides: ServiceOverrides
     failed: "expiry sweep failed",
   });
   // The processor the checkout pays through and refunds go back through.
-  const testProcessor = overrides.processor ? undefined : createTestModeProcessor({ latencyMs: config.processor.testLatencyMs, publicUrl });
+  // Its webhooks go to PUBLIC_URL, so every instance verifies them with a key derived from the CHECKOUT_SECRET they share.
+  const testProcessor = overrides.processor
+    ? undefined
+    : createTestModeProcessor({
+        latencyMs: config.processor.testLatencyMs,
+        publicUrl,
+        webhookDelayMs: config.processor.testWebhookDelayMs,
+        webhookKey: config.checkout.secret === undefined ? undefined : testWebhookKey(config.checkout.secret),
+        journalPath: config.processor.testJournal,
+      });
   const processor = overrides.processor ?? testProcessor!;
   const processorTimeoutMs = overrides.processorTimeoutMs ?? config.processor.timeoutMs;
   const refunds = createRefundParts({ refunds: stores.refunds, intents: stores.intents, processor, clock, ids, logger, processorTimeoutMs });
@@ -301,6 +310,7 @@ export async function composeService(config: Config, overrides: ServiceOverrides
       sweep.stop();
       retentionSweep.stop();
       reconcileSweep.stop();
+      testProcessor?.close();
       await engine.stop();
       await sender.close();
     })();

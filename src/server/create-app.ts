@@ -225,6 +225,7 @@ export function createApp(options: AppOptions): NodeHandler {
       paymentIntents,
       checkout,
       outcomes,
+      settle: options.settle,
       expiry,
       enrollment: stores.enrollment,
       clock: options.clock,

@@ -53,20 +53,6 @@ export interface StatusChange {
   transaction?: string;
 }
 
-/** What the service decided under the attempt lock: the attempt to record and the new state. */
-export interface AttemptDecision {
-  /** null when nothing was tried (the intent could not be paid). */
-  attempt: PaymentAttemptRecord | null;
-  /** null to leave the intent as it is. */
-  next: { status: PaymentIntentStatus; transaction?: string; at: Date } | null;
-}
-
-/** The outcome of an attempt: the intent after it, and the attempt recorded (if any). */
-export interface AttemptResult {
-  intent: PaymentIntentRecord;
-  attempt: PaymentAttemptRecord | null;
-}
-
 /** What beginAttempt did: recorded the attempt (the intent is processing now), or found the intent not payable. */
 export type BeginResult =
   | { begun: true; intent: PaymentIntentRecord; attempt: PaymentAttemptRecord }
@@ -147,17 +133,6 @@ export interface PaymentIntentStore {
   findByCheckoutToken(token: string): Promise<PaymentIntentRecord | undefined>;
   /** Applies change if the live intent is still change.from; returns the updated record or undefined. */
   transition(merchantId: string, id: string, change: StatusChange): Promise<PaymentIntentRecord | undefined>;
-  /**
-   * Runs decide with the intent locked against every other attempt on it (two
-   * tabs, a double-submitted form), then writes the attempt and the new state
-   * it returns in one atomic step. decide sees the intent and its earlier
-   * attempts; if it throws, nothing is written. undefined: no such intent.
-   */
-  attempt(
-    merchantId: string,
-    id: string,
-    decide: (intent: PaymentIntentRecord, attempts: PaymentAttemptRecord[]) => Promise<AttemptDecision>,
-  ): Promise<AttemptResult | undefined>;
   /** Every attempt on the intent, oldest first. */
   listAttempts(merchantId: string, id: string): Promise<PaymentAttemptRecord[]>;
   /**

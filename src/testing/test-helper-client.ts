@@ -14,7 +14,9 @@ export interface TestHelpers {
   /** POST /v2/test-helpers/merchants: a fresh merchant with its own key, e.g. one per test. */
   createMerchant(name?: string): Promise<TestMerchantJson>;
   /** POST /v2/test-helpers/payment-intents/{id}/attempts: pays as the hosted checkout does; paymentMethod defaults to the intent's first. */
-  pay(intentId: string, outcome: "succeeded" | "declined", paymentMethod?: string, as?: AsMerchant): Promise<TestPaymentJson>;
+  pay(intentId: string, outcome: "succeeded" | "declined" | "processing", paymentMethod?: string, as?: AsMerchant): Promise<TestPaymentJson>;
+  /** POST /v2/test-helpers/payment-attempts/{id}/settle: the processor's later answer for an attempt left processing. */
+  settle(attemptId: string, outcome: "succeeded" | "declined", as?: AsMerchant): Promise<TestPaymentJson>;
   /** POST /v2/test-helpers/payment-intents/{id}/expire: as if CHECKOUT_TTL had passed. */
   expire(intentId: string, as?: AsMerchant): Promise<PaymentIntentJson>;
   /** POST /v2/test-helpers/clock/advance: moves the service's clock forward by whole seconds. */
@@ -53,6 +55,7 @@ export function createTestHelperClient(baseUrl: string, apiKey: string): TestHel
     createMerchant: (name) => call("POST", "/v2/test-helpers/merchants", undefined, name === undefined ? {} : { name }),
     pay: (intentId, outcome, paymentMethod, as) =>
       call("POST", `${intentPath(intentId)}/attempts`, as?.apiKey ?? apiKey, paymentMethod === undefined ? { outcome } : { paymentMethod, outcome }),
+    settle: (attemptId, outcome, as) => call("POST", `/v2/test-helpers/payment-attempts/${encodeURIComponent(attemptId)}/settle`, as?.apiKey ?? apiKey, { outcome }),
     expire: (intentId, as) => call("POST", `${intentPath(intentId)}/expire`, as?.apiKey ?? apiKey),
     advanceClock: (seconds, as) => call("POST", "/v2/test-helpers/clock/advance", as?.apiKey ?? apiKey, { seconds }),
   };

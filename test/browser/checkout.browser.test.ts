@@ -73,7 +73,7 @@ describe("checkout in headless Chromium", { timeout: 60_000 }, () => {
   before(async () => {
     clock = createManualClock(new Date());
     [server, site, browser] = await Promise.all([
-      startTestServer({ clock }),
+      startTestServer({ clock, settings: { TEST_PROCESSOR_WEBHOOK_DELAY_MS: "300" } }),
       startMerchantSite(),
       chromium.launch({
         executablePath: chromiumPath,
@@ -157,11 +157,19 @@ describe("checkout in headless Chromium", { timeout: 60_000 }, () => {
     assert.deepEqual(await server.intents.listAttempts("merchantA", intent.id), []);
   });
 
+  /** A transfer's money arrives later: the customer waits on the result page, and its Refresh finds it paid once the processor's webhook came. */
+  async function waitForTransfer(intent: PaymentIntentJson) {
+    await page.getByRole("heading", { name: "Payment processing" }).waitFor();
+    for (let i = 0; i < 100 && (await server.intents.findById("merchantA", intent.id))?.status === "processing"; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    await page.getByRole("link", { name: "Refresh", exact: true }).click();
+  }
+
   it("pays by bank transfer", async () => {
     const intent = await createIntent(client, { paymentMethod: ["bank_transfer"], callbackUrl: callbackUrl() });
     await page.goto(intent.checkoutLink);
     assert.match(await page.locator("#virtual-account").innerText(), /^\d{10}$/);
     await page.getByRole("button", { name: "I have sent the money", exact: true }).click();
+    await waitForTransfer(intent);
     assert.deepEqual(await landedOnMerchant(), { order: "42", reference: intent.clientReference, id: intent.id, status: "successful", attempt_status: "succeeded" });
     paid.push(intent);
   });
@@ -170,6 +178,7 @@ describe("checkout in headless Chromium", { timeout: 60_000 }, () => {
     const intent = await createIntent(client, { paymentMethod: ["ussd"] });
     await page.goto(intent.checkoutLink);
     await page.getByRole("button", { name: "I have dialled the code", exact: true }).click();
+    await waitForTransfer(intent);
     await page.getByRole("heading", { name: "Payment successful" }).waitFor();
     assert.equal(new URL(page.url()).pathname, `/checkout/${tokenOf(intent.checkoutLink)}/result`);
     paid.push(intent);

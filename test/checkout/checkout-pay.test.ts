@@ -194,15 +194,16 @@ describe("checkout form posts", () => {
 
   describe("bank transfer and USSD", () => {
     for (const method of ["bank_transfer", "ussd"]) {
-      it(`pays when the customer confirms ${method}`, async () => {
+      it(`keeps a confirmed ${method} processing, the customer on the result page, until the processor's webhook`, async () => {
         const intent = await createIntent(client, { paymentMethod: [method], callbackUrl });
         const opened = await openCheckout(intent.checkoutLink);
-        assertCallback(await confirm(intent.checkoutLink, opened, method), intent, "successful");
+        const target = seeOther(await confirm(intent.checkoutLink, opened, method), server.url);
         const attempts = await attemptsOf(intent);
-        assert.deepEqual(attempts.map((a) => [a.method, a.outcome]), [[method, "succeeded"]]);
+        assert.deepEqual(attempts.map((a) => [a.method, a.outcome]), [[method, "processing"]]);
+        assert.equal(target.href, `${server.url}/checkout/${opened.token}/result?attempt=${attempts[0]!.id}`);
         const after = await read(intent);
-        assert.equal(after.status, "successful");
-        assert.equal(after.transaction, attempts[0]!.processorReference);
+        assert.equal(after.status, "processing");
+        assert.equal(after.transaction, null);
       });
     }
 
@@ -428,8 +429,17 @@ describe("checkout form posts", () => {
         confirm(intent.checkoutLink, opened, "bank_transfer"),
         payByCard(intent.checkoutLink, opened, { number: cards.succeeds }),
       ]);
-      assertOneCallbackOthersBack(answers, intent);
-      assert.equal((await attemptsOf(intent)).filter((a) => a.outcome === "succeeded").length, 1);
+      // One attempt is made: a card pays at once; a transfer waits (on the result page) for its money.
+      const attempts = await attemptsOf(intent);
+      assert.equal(attempts.length, 1);
+      if (attempts[0]!.method === "card") {
+        assertOneCallbackOthersBack(answers, intent);
+        assert.equal(attempts[0]!.outcome, "succeeded");
+      } else {
+        assert.equal(attempts[0]!.outcome, "processing");
+        const targets = answers.map((res) => seeOther(res, server.url).href);
+        assert.deepEqual(targets.filter((href) => href !== intent.checkoutLink), [`${server.url}/checkout/${opened.token}/result?attempt=${attempts[0]!.id}`]);
+      }
     });
   });
 });

@@ -129,56 +129,6 @@ describe("store deadlines", { skip, timeout: 120_000 }, () => {
         assert.deepEqual(await stores.intents.findById("merchantA", stored.id), stored);
       });
 
-      it("makes a write wait for a checkout holding the row only up to the lock timeout, and lets the checkout commit", async () => {
-        const stored = intentOf("merchantA", `checkout-${path.name.length}-${randomBytes(3).toString("hex")}`);
-        assert.equal((await stores.intents.insert(stored)).inserted, true);
-        const paying = stores.intents.attempt("merchantA", stored.id, async (intent) => {
-          // A processor taking most of the deadline, with the row locked.
-          await sleep(statementTimeoutMs * 0.8);
-          return { attempt: null, next: { status: "successful", transaction: `txn-${intent.id}`, at: clock.now() } };
-        });
-        await sleep(50);
-        const cancelMs = await timeUnavailable(() => stores.intents.cancel("merchantA", stored.id, clock.now()));
-        assert.ok(cancelMs >= lockTimeoutMs * 0.9 && cancelMs <= lockTimeoutMs * 1.5, `cancel gave up after ${Math.round(cancelMs)} ms`);
-        assert.equal((await paying)?.intent.status, "successful");
-      });
-
-      it("never commits a checkout whose processor outlasts the deadline, and frees the row at once", async () => {
-        const stored = intentOf("merchantA", `late-checkout-${path.name.length}-${randomBytes(3).toString("hex")}`);
-        assert.equal((await stores.intents.insert(stored)).inserted, true);
-        const ms = await timeUnavailable(() =>
-          stores.intents.attempt("merchantA", stored.id, async (intent) => {
-            await sleep(statementTimeoutMs + 100);
-            return {
-              attempt: {
-                id: ids.paymentAttemptId(),
-                paymentIntentId: intent.id,
-                merchantId: intent.merchantId,
-                amount: intent.amount,
-                method: "card",
-                outcome: "succeeded",
-                processorReference: `ref-${intent.id}`,
-                processor: "test",
-                idempotencyKey: `pa-${intent.id}`,
-                nextActionUrl: null,
-                lateSuccess: null,
-                declineReason: null,
-                createdAt: clock.now(),
-                settledAt: clock.now(),
-              },
-              next: { status: "successful", transaction: `ref-${intent.id}`, at: clock.now() },
-            };
-          }),
-        );
-        // Past the deadline the commit is not sent: the transaction is rolled back.
-        assert.ok(ms < statementTimeoutMs + 100 + 300, `answered after ${Math.round(ms)} ms`);
-        assert.deepEqual(await stores.intents.findById("merchantA", stored.id), stored);
-        assert.deepEqual(await stores.intents.listAttempts("merchantA", stored.id), []);
-        const started = performance.now();
-        assert.equal((await stores.intents.cancel("merchantA", stored.id, clock.now()))?.status, "cancelled");
-        assert.ok(performance.now() - started < lockTimeoutMs, "the row was still locked");
-      });
-
       it("answers creates and lists Unavailable within the deadline under a table lock, within the pool, committing nothing later", async () => {
         const holder = await lockHolder(db.url, ["lock table payment_intents in access exclusive mode"]);
         const references = Array.from({ length: 3 * poolMax }, (_, i) => `table-lock-${i}-${randomBytes(3).toString("hex")}`);

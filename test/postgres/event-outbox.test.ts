@@ -171,15 +171,30 @@ describe("PostgreSQL outbox: events recorded with the intents' changes", { skip 
     });
     const record = intentOf("create-5");
     await stores.intents.insert(record);
+    const other = intentOf("create-6");
+    await stores.intents.insert(other);
+    const open = {
+      id: `pa_dup_${record.id}`,
+      paymentIntentId: other.id,
+      merchantId,
+      amount: other.amount,
+      method: "card",
+      outcome: "processing" as const,
+      processorReference: null,
+      processor: "test",
+      idempotencyKey: `pa_dup_${record.id}`,
+      nextActionUrl: null,
+      lateSuccess: null,
+      declineReason: null,
+      createdAt: clock.now(),
+      settledAt: null,
+    };
+    assert.equal((await stores.intents.beginAttempt(open, clock.now()))?.begun, true);
     recording.committed.length = 0;
-    await assert.rejects(
-      stores.intents.attempt(merchantId, record.id, async () => {
-        throw new Error("decide failed");
-      }),
-      /decide failed/,
-    );
-    assert.equal(await eventCount(), before + 1, "only create-5's creation");
-    assert.equal(recording.committed.length, 0);
+    // The same attempt id on the other intent: the insert fails, and the intent's move to processing and its event roll back with it.
+    await assert.rejects(stores.intents.beginAttempt({ ...open, paymentIntentId: record.id }, clock.now()));
+    assert.equal((await stores.intents.findById(merchantId, record.id))?.status, "pending");
+    assert.equal(await eventCount(), before + 3, "only the creations of create-5 and create-6 and create-6's processing");
   });
 
   it("records a transition to a final status, delivered to the endpoints taking its type", async () => {
@@ -230,14 +245,18 @@ describe("PostgreSQL outbox: events recorded with the intents' changes", { skip 
       createdAt: clock.now(),
       settledAt: clock.now(),
     });
-    recording.committed.length = 0;
-    await stores.intents.attempt(merchantId, record.id, async () => ({ attempt: attemptOf(1), next: null }));
+    /** Begins attempt n (processing) and settles it declined, as the processor's answer does. */
+    const decline = async (n: number, maxAttempts: number) => {
+      assert.equal((await stores.intents.beginAttempt({ ...attemptOf(n), outcome: "processing", processorReference: null, declineReason: null, settledAt: null }, clock.now()))?.begun, true);
+      recording.committed.length = 0;
+      const a = attemptOf(n);
+      return stores.intents.settleAttempt(merchantId, a.id, { outcome: "declined", processorReference: a.processorReference, declineReason: a.declineReason }, { at: clock.now(), maxAttempts });
+    };
+    await decline(1, 3);
     assert.deepEqual(recording.committed.flat().map((e) => e.type), ["payment_intent.payment_failed"]);
     assert.equal(recording.rendered.at(-1)!.change.intent.status, "pending");
 
-    recording.committed.length = 0;
-    const at = clock.now();
-    const result = await stores.intents.attempt(merchantId, record.id, async () => ({ attempt: attemptOf(2), next: { status: "failed", at } }));
+    const result = await decline(2, 2);
     assert.equal(result?.intent.status, "failed");
     assert.deepEqual(recording.committed.flat().map((e) => e.type), ["payment_intent.failed"]);
     // What was rendered is what was stored.

@@ -20,7 +20,8 @@ describe("checkout payments with a slow processor on a small pool (PostgreSQL)",
   let db: TestDatabase;
   let server: TestServer;
   let client: RestClient;
-  const processor = createTestModeProcessor({ latencyMs });
+  // The transfers' money never arrives during the test (their webhook is not what it measures).
+  const processor = createTestModeProcessor({ latencyMs, webhookDelayMs: 3_600_000 });
 
   before(async () => {
     db = await createTestDatabase();
@@ -52,8 +53,9 @@ describe("checkout payments with a slow processor on a small pool (PostgreSQL)",
     assert.ok(deleteMs < 500, `the DELETE took ${Math.round(deleteMs)} ms`);
     for (const res of answers) assert.match(seeOther(res, server.url).pathname, /\/result$/);
     assert.ok(totalMs < latencyMs + 1_500, `20 payments took ${Math.round(totalMs)} ms`);
+    // Cards are paid at once; a bank transfer waits, processing, for its money (the processor's webhook).
     const statuses = await Promise.all(intents.map(async (intent) => expectJson<{ status: string }>(await client.getIntent(intent.id), 200).status));
-    assert.deepEqual(new Set(statuses), new Set(["successful"]));
-    assert.equal([...processor.charges().values()].filter((n) => n === 1).length, 20);
+    assert.deepEqual(statuses, intents.map((_, i) => (i % 2 === 0 ? "successful" : "processing")));
+    assert.equal([...processor.charges().values()].filter((n) => n === 1).length, 10);
   });
 });

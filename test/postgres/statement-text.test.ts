@@ -136,26 +136,33 @@ describe("no client value in any SQL text", { skip }, () => {
       const meta = [{ name: values.metaName, value: values.metaValue }, { name: `${values.metaName}2`, value: values.metaValue }];
       await intents.list({ merchantId: values.merchantId, limit: 10, status, now, meta, after: { createdAt: now, id: values.otherIntentId } });
     }
-    const paid = await intents.attempt(values.merchantId, values.otherIntentId, async (intent) => ({
-      attempt: {
+    const begun = await intents.beginAttempt(
+      {
         id: values.attemptId,
-        paymentIntentId: intent.id,
-        merchantId: intent.merchantId,
-        amount: intent.amount,
+        paymentIntentId: values.otherIntentId,
+        merchantId: values.merchantId,
+        amount: record.amount,
         method: "card",
-        outcome: "declined",
-        processorReference: values.processorReference,
+        outcome: "processing",
+        processorReference: null,
         processor: "test",
         idempotencyKey: values.attemptId,
         nextActionUrl: null,
         lateSuccess: null,
-        declineReason: values.declineReason,
+        declineReason: null,
         createdAt: now,
-        settledAt: now,
+        settledAt: null,
       },
-      next: null,
-    }));
-    assert.equal(paid?.attempt?.id, values.attemptId);
+      now,
+    );
+    assert.equal(begun?.begun, true);
+    const paid = await intents.settleAttempt(
+      values.merchantId,
+      values.attemptId,
+      { outcome: "declined", processorReference: values.processorReference, declineReason: values.declineReason },
+      { at: now, maxAttempts: 3 },
+    );
+    assert.equal(paid?.attempt.id, values.attemptId);
     assert.equal((await intents.listAttempts(values.merchantId, values.otherIntentId)).length, 1);
     assert.equal(
       (await intents.transition(values.merchantId, values.intentId, { from: "pending", to: "successful", at: now, transaction: values.transaction }))

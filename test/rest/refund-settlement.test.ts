@@ -182,27 +182,34 @@ describe("refunds left pending", () => {
   });
 
   describe("late successes", () => {
-    /** Records a success for an intent that is no longer waiting for one, as a late processor answer does. */
-    async function lateSuccess(intent: PaymentIntentJson): Promise<PaymentAttemptRecord> {
-      const attempt: PaymentAttemptRecord = {
+    /**
+     * Records a success for an intent that is no longer waiting for one, as
+     * a late processor answer does: the attempt is begun, something outside
+     * the lifecycle closes the intent meanwhile (close), and the processor's
+     * success then settles the attempt as a late success.
+     */
+    async function lateSuccess(intent: PaymentIntentJson, close: (id: string) => Promise<void>): Promise<PaymentAttemptRecord> {
+      const open: PaymentAttemptRecord = {
         id: `pa_late_${intent.id}`,
         paymentIntentId: intent.id,
         merchantId: "merchantA",
         amount: BigInt(intent.amount),
         method: "bank_transfer",
-        outcome: "succeeded",
-        processorReference: `txn_late_${intent.id}`,
+        outcome: "processing",
+        processorReference: null,
         processor: "test",
         idempotencyKey: `pa_late_${intent.id}`,
         nextActionUrl: null,
         lateSuccess: null,
         declineReason: null,
         createdAt: clock.now(),
-        settledAt: clock.now(),
+        settledAt: null,
       };
-      const result = await server.intents.attempt("merchantA", intent.id, async () => ({ attempt, next: null }));
-      assert.ok(result?.attempt);
-      return attempt;
+      assert.equal((await server.intents.beginAttempt(open, clock.now()))?.begun, true);
+      await close(intent.id);
+      const settled = await server.intents.settleAttempt("merchantA", open.id, { outcome: "succeeded", processorReference: `txn_late_${intent.id}` }, { at: clock.now(), maxAttempts: 3 });
+      assert.equal(settled?.lateSuccess, "payment_after_close");
+      return settled.attempt;
     }
 
     it("refunds a payment that succeeded after its intent expired, in full and once, leaving the intent expired with amountRefunded 0", async () => {
@@ -210,9 +217,10 @@ describe("refunds left pending", () => {
         await client.createIntent({ amount: 12000, customerEmail: "ada@example.com", clientReference: uniqueReference("late") }),
         201,
       );
-      clock.advance(25 * 3_600_000);
-      await server.intents.expireDue(clock.now(), 100);
-      const attempt = await lateSuccess(intent);
+      const attempt = await lateSuccess(intent, async (id) => {
+        clock.advance(25 * 3_600_000);
+        assert.ok(await server.intents.transition("merchantA", id, { from: "processing", to: "expired", at: clock.now() }));
+      });
       const record = (await server.intents.findById("merchantA", intent.id))!;
       await server.refundParts.lateSuccess.onLateSuccess(record, attempt, "payment_after_close");
       await server.refundParts.lateSuccess.onLateSuccess(record, attempt, "payment_after_close");
@@ -242,8 +250,10 @@ describe("refunds left pending", () => {
         await client.createIntent({ amount: 3000, customerEmail: "ada@example.com", clientReference: uniqueReference("late") }),
         201,
       );
-      expectJson(await client.deleteIntent(intent.id), 200);
-      const attempt = await lateSuccess(intent);
+      const attempt = await lateSuccess(intent, async (id) => {
+        assert.ok(await server.intents.transition("merchantA", id, { from: "processing", to: "pending", at: clock.now() }));
+        assert.ok(await server.intents.cancel("merchantA", id, clock.now()));
+      });
       await server.refundParts.lateSuccess.onLateSuccess((await server.intents.findById("merchantA", intent.id))!, attempt, "payment_after_close");
       const events = expectJson<{ events: EventJson[] }>(await client.request("GET", `/v2/events?paymentIntentId=${intent.id}&type=refund.succeeded`), 200).events;
       assert.equal(events.length, 1);

@@ -72,6 +72,31 @@ describe("TestHelperService over RPC", () => {
         assert.deepEqual(await intents.getPaymentIntent({ id: intent.id }, as), paid.paymentIntent);
       });
 
+      it("puts an attempt into processing, then settles it later, once", async () => {
+        const intent = await newIntent(["bank_transfer"]);
+        const open = await helpers.createPaymentAttempt({ id: intent.id, outcome: "processing" }, as);
+        assert.equal(open.attempt?.outcome, "processing");
+        assert.equal(open.paymentIntent?.status, "processing");
+        const settled = await helpers.settlePaymentAttempt({ id: open.attempt!.id, outcome: "succeeded" }, as);
+        assert.equal(settled.attempt?.outcome, "succeeded");
+        assert.equal(settled.paymentIntent?.status, "successful");
+        assert.equal(settled.paymentIntent?.transaction, open.attempt?.reference);
+        assert.deepEqual(await intents.getPaymentIntent({ id: intent.id }, as), settled.paymentIntent);
+        await expectConnectError(
+          helpers.settlePaymentAttempt({ id: open.attempt!.id, outcome: "declined" }, as),
+          Code.FailedPrecondition,
+          `payment attempt ${open.attempt!.id} is succeeded: only a processing or requires_action attempt can be settled`,
+        );
+        const second = await newIntent(["card"]);
+        const held = await helpers.createPaymentAttempt({ id: second.id, outcome: "processing" }, as);
+        const declined = await helpers.settlePaymentAttempt({ id: held.attempt!.id, outcome: "declined" }, as);
+        assert.equal(declined.attempt?.outcome, "declined");
+        assert.equal(declined.paymentIntent?.status, "pending");
+        await expectConnectError(helpers.settlePaymentAttempt({ id: "pa_nope", outcome: "succeeded" }, as), Code.NotFound, "payment attempt pa_nope not found");
+        await expectConnectError(helpers.settlePaymentAttempt({ id: held.attempt!.id, outcome: "processing" }, as), Code.InvalidArgument, "outcome must be succeeded or declined");
+        await expectConnectError(helpers.settlePaymentAttempt({ id: held.attempt!.id, outcome: "succeeded" }), Code.Unauthenticated);
+      });
+
       it("refuses as REST does: InvalidArgument, NotFound, FailedPrecondition, Unauthenticated", async () => {
         const intent = await newIntent(["card"]);
         await expectConnectError(
@@ -122,6 +147,7 @@ describe("TestHelperService over RPC", () => {
         await expectConnectError(none.createMerchant({}), Code.Unimplemented);
         await expectConnectError(none.createPaymentAttempt({ id: "pi_x", outcome: "succeeded" }, acme), Code.Unimplemented);
         await expectConnectError(none.expirePaymentIntent({ id: "pi_x" }, acme), Code.Unimplemented);
+        await expectConnectError(none.settlePaymentAttempt({ id: "pa_x", outcome: "succeeded" }, acme), Code.Unimplemented);
         await expectConnectError(none.getClock({}, acme), Code.Unimplemented);
       });
     });

@@ -209,6 +209,80 @@ describe("test helpers over REST", () => {
     });
   });
 
+  describe("POST /v2/test-helpers/payment-attempts/{id}/settle", () => {
+    let key: string;
+    before(async () => {
+      ({ apiKey: key } = await newMerchant(service));
+    });
+    /** An intent whose helper attempt the processor still has: processing. */
+    async function processing(method = "card") {
+      const intent = await newIntent(service, key, { paymentMethod: [method] });
+      const res = await service.call("POST", `/v2/test-helpers/payment-intents/${intent.id}/attempts`, { key, json: { outcome: "processing" } });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      assert.equal(res.body.attempt.outcome, "processing");
+      assert.equal(res.body.paymentIntent.status, "processing");
+      return { intent, attempt: res.body.attempt as { id: string; reference: string } };
+    }
+    const settle = (id: string, json: unknown, as = key) => service.call("POST", `/v2/test-helpers/payment-attempts/${id}/settle`, { key: as, json });
+
+    it("settles a processing attempt as succeeded later: 200, the attempt and the intent successful with its reference, once", async () => {
+      const { intent, attempt } = await processing("bank_transfer");
+      const paidBefore = await transitionCount(service, "successful");
+      const res = await settle(attempt.id, { outcome: "succeeded" });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.deepEqual(Object.keys(res.body).sort(), ["attempt", "paymentIntent"]);
+      assert.deepEqual(Object.keys(res.body.attempt).sort(), [...attemptKeys].sort());
+      assert.equal(res.body.attempt.id, attempt.id);
+      assert.equal(res.body.attempt.outcome, "succeeded");
+      assert.equal(res.body.attempt.reference, attempt.reference);
+      assert.equal(res.body.paymentIntent.status, "successful");
+      assert.equal(res.body.paymentIntent.transaction, attempt.reference);
+      assert.deepEqual((await service.call("GET", `/v2/payment-intents/${intent.id}`, { key })).body, res.body.paymentIntent);
+      assert.equal(await transitionCount(service, "successful"), paidBefore + 1);
+      // Settled once: a second settle, either way, is 409 and changes nothing.
+      for (const outcome of ["succeeded", "declined"]) {
+        const again = await settle(attempt.id, { outcome });
+        assert.equal(again.status, 409);
+        assert.deepEqual(again.body, {
+          status: 409,
+          title: "Conflict",
+          message: `payment attempt ${attempt.id} is succeeded: only a processing or requires_action attempt can be settled`,
+        });
+      }
+      assert.deepEqual((await service.call("GET", `/v2/payment-intents/${intent.id}`, { key })).body, res.body.paymentIntent);
+    });
+
+    it("settles one as declined: the intent is pending again and can be paid", async () => {
+      const { intent, attempt } = await processing();
+      const res = await settle(attempt.id, { outcome: "declined" });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.equal(res.body.attempt.outcome, "declined");
+      assert.equal(res.body.attempt.declineReason, "Declined by a test helper.");
+      assert.equal(res.body.paymentIntent.status, "pending");
+      const again = await service.call("POST", `/v2/test-helpers/payment-intents/${intent.id}/attempts`, { key, json: { outcome: "succeeded" } });
+      assert.equal(again.status, 201);
+      assert.equal(again.body.paymentIntent.status, "successful");
+    });
+
+    it("answers 404 for an unknown attempt and another merchant's, 400 for a bad outcome, 401 without a key; nothing changes", async () => {
+      const { intent, attempt } = await processing();
+      const { apiKey: other } = await newMerchant(service);
+      for (const [id, as] of [["pa_nope", key], [attempt.id, other]] as const) {
+        const res = await settle(id, { outcome: "succeeded" }, as);
+        assert.equal(res.status, 404);
+        assert.deepEqual(res.body, { status: 404, title: "Not Found", message: `payment attempt ${id} not found` });
+      }
+      for (const outcome of ["", "processing", "SUCCEEDED"]) {
+        const res = await settle(attempt.id, { outcome });
+        assert.equal(res.status, 400);
+        assert.deepEqual(res.body, badRequest("outcome must be succeeded or declined"));
+      }
+      const anonymous = await service.call("POST", `/v2/test-helpers/payment-attempts/${attempt.id}/settle`, { json: { outcome: "succeeded" } });
+      assert.equal(anonymous.status, 401);
+      assert.equal((await service.call("GET", `/v2/payment-intents/${intent.id}`, { key })).body.status, "processing");
+    });
+  });
+
   describe("POST /v2/test-helpers/payment-intents/{id}/expire", () => {
     let key: string;
     before(async () => {
@@ -368,6 +442,7 @@ describe("with TEST_HELPERS=false", () => {
       ["POST", "/v2/test-helpers/merchants", {}],
       ["POST", "/v2/test-helpers/payment-intents/pi_x/attempts", { outcome: "succeeded" }],
       ["POST", "/v2/test-helpers/payment-intents/pi_x/expire", undefined],
+      ["POST", "/v2/test-helpers/payment-attempts/pa_x/settle", { outcome: "succeeded" }],
       ["GET", "/v2/test-helpers/clock", undefined],
     ] as const) {
       for (const key of [undefined, "sk_test_acme_0123456789abcdef"]) {

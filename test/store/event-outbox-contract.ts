@@ -64,6 +64,20 @@ export function describeEventOutboxContract(name: string, makeStores: MakeEventS
       createdAt,
       settledAt: createdAt,
     });
+    /** Begins attempt n of record (processing, with payment_intent.processing) before its outcome is settled. */
+    async function begin(record: PaymentIntentRecord, n: number, createdAt: Date): Promise<PaymentAttemptRecord> {
+      const open: PaymentAttemptRecord = { ...attempt(record, n, "declined", createdAt), outcome: "processing", processorReference: null, declineReason: null, settledAt: null };
+      assert.equal((await h.intents.beginAttempt(open, createdAt))?.begun, true);
+      return open;
+    }
+    /** Settles attempt n of record as the processor's answer does. */
+    const settle = (record: PaymentIntentRecord, n: number, outcome: "declined" | "succeeded", settledAt: Date, maxAttempts = 3) =>
+      h.intents.settleAttempt(
+        merchantA,
+        attempt(record, n, outcome, settledAt).id,
+        outcome === "succeeded" ? { outcome, processorReference: `ref_${n}` } : { outcome, processorReference: `ref_${n}`, declineReason: "The card was declined by its issuer." },
+        { at: settledAt, maxAttempts },
+      );
     /** What the stores hold and the outbox was told, to compare before and after a change that must record nothing. */
     async function snapshot() {
       const endpoints = await h.endpoints.list(merchantA);
@@ -128,7 +142,7 @@ export function describeEventOutboxContract(name: string, makeStores: MakeEventS
     });
 
     /** Each change at at(20); only the sweep's intent has lapsed by then (a lapsed pending intent shows as expired). */
-    const changes: { name: string; type: EventType; status: string; lapsed?: true; change(record: PaymentIntentRecord): Promise<Date> }[] = [
+    const changes: { name: string; type: EventType; status: string; lapsed?: true; begun?: true; change(record: PaymentIntentRecord): Promise<Date> }[] = [
       {
         name: "a cancellation",
         type: "payment_intent.cancelled",
@@ -154,11 +168,18 @@ export function describeEventOutboxContract(name: string, makeStores: MakeEventS
         change: async (r) => (assert.ok(await h.intents.transition(merchantA, r.id, { from: "pending", to: "expired", at: at(20) })), at(20)),
       },
       {
+        name: "a begun attempt",
+        type: "payment_intent.processing",
+        status: "processing",
+        change: async (r) => (await begin(r, 1, at(20)), at(20)),
+      },
+      {
         name: "a declined attempt that leaves the intent pending",
         type: "payment_intent.payment_failed",
         status: "pending",
+        begun: true,
         change: async (r) => {
-          assert.ok(await h.intents.attempt(merchantA, r.id, async () => ({ attempt: attempt(r, 1, "declined", at(20)), next: null })));
+          assert.equal((await settle(r, 1, "declined", at(20)))?.intent.status, "pending");
           return at(20);
         },
       },
@@ -166,12 +187,9 @@ export function describeEventOutboxContract(name: string, makeStores: MakeEventS
         name: "a declined attempt that fails the intent",
         type: "payment_intent.failed",
         status: "failed",
+        begun: true,
         change: async (r) => {
-          const result = await h.intents.attempt(merchantA, r.id, async () => ({
-            attempt: attempt(r, 2, "declined", at(20)),
-            next: { status: "failed", at: at(20) },
-          }));
-          assert.equal(result?.intent.status, "failed");
+          assert.equal((await settle(r, 1, "declined", at(20), 1))?.intent.status, "failed");
           return at(20);
         },
       },
@@ -179,12 +197,9 @@ export function describeEventOutboxContract(name: string, makeStores: MakeEventS
         name: "a successful attempt",
         type: "payment_intent.succeeded",
         status: "successful",
+        begun: true,
         change: async (r) => {
-          const result = await h.intents.attempt(merchantA, r.id, async () => ({
-            attempt: attempt(r, 3, "succeeded", at(20)),
-            next: { status: "successful", transaction: "ref_3", at: at(20) },
-          }));
-          assert.equal(result?.intent.status, "successful");
+          assert.equal((await settle(r, 1, "succeeded", at(20)))?.intent.status, "successful");
           return at(20);
         },
       },
@@ -203,17 +218,19 @@ export function describeEventOutboxContract(name: string, makeStores: MakeEventS
       },
     ];
 
-    for (const { name, type, status, lapsed, change } of changes) {
+    for (const { name, type, status, lapsed, begun, change } of changes) {
       it(`records ${name} as ${type}, rendered as the intent was after it`, async () => {
         const every = await endpoint();
         const succeededOnly = await endpoint({ eventTypes: ["payment_intent.succeeded"] });
         const record = await insert(1, { expiresAt: lapsed ? at(15) : at(100) });
+        // An outcome settles an attempt begun before it (its own payment_intent.processing).
+        if (begun) await begin(record, 1, at(10));
         const commitsBefore = o.commits.length;
         const changedAt = await change(record);
 
-        const [event, created, ...rest] = await h.events.list({ merchantId: merchantA, limit: 10 });
-        assert.equal(rest.length, 0);
-        assert.equal(created?.type, "payment_intent.created");
+        const [event, ...earlier] = await h.events.list({ merchantId: merchantA, limit: 10 });
+        assert.deepEqual(earlier.map((e) => e.type), begun ? ["payment_intent.processing", "payment_intent.created"] : ["payment_intent.created"]);
+        const created = earlier.at(-1)!;
         assert.ok(event);
         assert.deepEqual(
           { type: event.type, paymentIntentId: event.paymentIntentId, createdAt: event.createdAt },
@@ -231,7 +248,7 @@ export function describeEventOutboxContract(name: string, makeStores: MakeEventS
           (await deliveriesOf(every.id)).map((d) => [d.eventId, d.eventType, d.status, d.nextAttemptAt]),
           [
             [event.id, type, "pending", changedAt],
-            [created.id, created.type, "pending", record.createdAt],
+            ...earlier.map((e) => [e.id, e.type, "pending", e === created ? record.createdAt : e.createdAt]),
           ],
         );
         assert.deepEqual(
@@ -254,13 +271,10 @@ export function describeEventOutboxContract(name: string, makeStores: MakeEventS
       assert.equal(await h.intents.transition(merchantA, record.id, { from: "successful", to: "failed", at: at(41) }), undefined);
       assert.equal(await h.intents.transition(merchantB, record.id, successOf(record, at(41))), undefined);
       assert.equal(await h.intents.cancel(merchantA, cancelled.id, at(42)), undefined);
-      await assert.rejects(
-        h.intents.attempt(merchantA, record.id, async () => {
-          throw new Error("the processor did not answer");
-        }),
-        /the processor did not answer/,
-      );
-      assert.ok(await h.intents.attempt(merchantA, record.id, async () => ({ attempt: null, next: null })));
+      // An attempt on a cancelled intent is not begun; one that does not exist (or is another merchant's) does not settle.
+      const refused = await h.intents.beginAttempt({ ...attempt(cancelled, 7, "declined", at(42)), outcome: "processing", settledAt: null }, at(42));
+      assert.equal(refused?.begun, false);
+      assert.equal(await settle(record, 8, "succeeded", at(42)), undefined);
       assert.deepEqual(await h.intents.expireDue(at(43), 10), []);
 
       assert.deepEqual(await snapshot(), before);
@@ -327,7 +341,8 @@ export function describeEventOutboxContract(name: string, makeStores: MakeEventS
       await insert(2, { merchantId: merchantB });
       const third = await insert(3, { expiresAt: at(50) });
       assert.ok(await h.intents.transition(merchantA, first.id, successOf(first, at(60))));
-      assert.ok(await h.intents.attempt(merchantA, third.id, async () => ({ attempt: attempt(third, 4, "declined", at(61)), next: null })));
+      await begin(third, 4, at(49)); // before its deadline (at(50))
+      assert.equal((await settle(third, 4, "declined", at(61)))?.intent.status, "pending");
       assert.ok(await h.intents.cancel(merchantA, third.id, at(62)));
       const told = o.commits.flat();
       const toldOf = (merchantId: string) => told.filter((e) => e.merchantId === merchantId).map((e) => [e.id, e.type]);
@@ -338,7 +353,7 @@ export function describeEventOutboxContract(name: string, makeStores: MakeEventS
       );
       assert.deepEqual(
         toldOf(merchantA).map(([, type]) => type),
-        ["payment_intent.created", "payment_intent.created", "payment_intent.succeeded", "payment_intent.payment_failed", "payment_intent.cancelled"],
+        ["payment_intent.created", "payment_intent.created", "payment_intent.succeeded", "payment_intent.processing", "payment_intent.payment_failed", "payment_intent.cancelled"],
       );
       assert.deepEqual(
         (await readAll(h.events, merchantB, startB)).map((e) => [e.id, e.type]),

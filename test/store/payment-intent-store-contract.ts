@@ -373,15 +373,22 @@ export function paymentIntentStoreContract(name: string, makeStores: () => Promi
           assert.deepEqual(await intents.findById(merchantA, stored.id), paid);
         });
 
-        it("records an attempt and the next state together, and lists attempts oldest first", async () => {
+        /** Begins an attempt (processing) and settles it with the processor's answer: the two short steps of a payment. */
+        async function settled(attempt: PaymentAttemptRecord) {
+          const open = { ...attempt, outcome: "processing" as const, processorReference: null, declineReason: null, settledAt: null };
+          assert.equal((await intents.beginAttempt(open, at(50)))?.begun, true);
+          const settlement =
+            attempt.outcome === "succeeded"
+              ? { outcome: "succeeded" as const, processorReference: attempt.processorReference! }
+              : { outcome: "declined" as const, processorReference: attempt.processorReference, declineReason: attempt.declineReason! };
+          return intents.settleAttempt(attempt.merchantId, attempt.id, settlement, { at: attempt.settledAt!, maxAttempts: 3 });
+        }
+
+        it("records each attempt and the state it leaves, and lists attempts oldest first", async () => {
           const stored = await insertIntent({ id: intentId(1) });
           const declined = attemptRecord({ id: `pa_${uuidLike(901)}`, createdAt: at(5) });
-          const first = await intents.attempt(merchantA, stored.id, async (intent, earlier) => {
-            assert.deepEqual(intent, stored);
-            assert.deepEqual(earlier, []);
-            return { attempt: declined, next: null };
-          });
-          assert.deepEqual(first, { intent: stored, attempt: declined });
+          const first = await settled(declined);
+          assert.deepEqual(first, { intent: { ...stored, updatedAt: at(5) }, attempt: declined, changed: true });
 
           const succeeded = attemptRecord({
             id: `pa_${uuidLike(902)}`,
@@ -389,61 +396,27 @@ export function paymentIntentStoreContract(name: string, makeStores: () => Promi
             declineReason: null,
             processorReference: "txn_ok",
             createdAt: at(6),
+            settledAt: at(6),
           });
-          const second = await intents.attempt(merchantA, stored.id, async (_intent, earlier) => {
-            assert.deepEqual(earlier, [declined]);
-            return { attempt: succeeded, next: { status: "successful", transaction: "txn_ok", at: at(6) } };
-          });
+          const second = await settled(succeeded);
           const paid = { ...stored, status: "successful" as const, transaction: "txn_ok", updatedAt: at(6) };
-          assert.deepEqual(second, { intent: paid, attempt: succeeded });
+          assert.deepEqual(second, { intent: paid, attempt: succeeded, changed: true });
           assert.deepEqual(await intents.findById(merchantA, stored.id), paid);
           assert.deepEqual(await intents.listAttempts(merchantA, stored.id), [declined, succeeded]);
           assert.deepEqual(await intents.listAttempts(merchantB, stored.id), []);
         });
 
-        it("writes nothing when decide throws, and answers undefined for another merchant's intent", async () => {
+        it("begins one attempt of concurrent ones on an intent: the others find it processing and write nothing", async () => {
           const stored = await insertIntent({ id: intentId(1) });
-          await assert.rejects(
-            intents.attempt(merchantA, stored.id, async () => {
-              throw new Error("processor exploded");
-            }),
-            /processor exploded/,
-          );
-          assert.deepEqual(await intents.listAttempts(merchantA, stored.id), []);
-          let called = false;
-          const foreign = await intents.attempt(merchantB, stored.id, async () => {
-            called = true;
-            return { attempt: null, next: null };
-          });
-          assert.equal(foreign, undefined);
-          assert.equal(called, false);
-          assert.deepEqual(await intents.findById(merchantA, stored.id), stored);
-        });
-
-        it("runs concurrent attempts on one intent one after another: the second sees the first's result", async () => {
-          const stored = await insertIntent({ id: intentId(1) });
-          const seen: string[] = [];
-          const pay = (n: number) =>
-            intents.attempt(merchantA, stored.id, async (intent) => {
-              seen.push(intent.status);
-              if (intent.status !== "pending") return { attempt: null, next: null };
-              // Slow processor: the other attempt must wait, not interleave.
-              await new Promise((resolve) => setTimeout(resolve, 30));
-              const attempt = attemptRecord({
-                id: `pa_${uuidLike(910 + n)}`,
-                outcome: "succeeded",
-                declineReason: null,
-                processorReference: `txn_${n}`,
-                createdAt: at(7),
-              });
-              return { attempt, next: { status: "successful", transaction: `txn_${n}`, at: at(7) } };
-            });
-          const results = await Promise.all([pay(1), pay(2), pay(3)]);
-          assert.deepEqual(seen, ["pending", "successful", "successful"]);
-          assert.equal(results.filter((r) => r?.attempt).length, 1);
+          const begin = (n: number) =>
+            intents.beginAttempt(attemptRecord({ id: `pa_${uuidLike(910 + n)}`, outcome: "processing", processorReference: null, declineReason: null, settledAt: null, createdAt: at(7) }), at(50));
+          const results = await Promise.all([begin(1), begin(2), begin(3)]);
+          assert.equal(results.filter((r) => r?.begun).length, 1);
+          for (const r of results.filter((r) => r && !r.begun)) assert.equal(r!.intent.status, "processing");
           const attempts = await intents.listAttempts(merchantA, stored.id);
           assert.equal(attempts.length, 1);
-          assert.equal((await intents.findById(merchantA, stored.id))?.transaction, attempts[0]!.processorReference);
+          assert.equal(attempts[0]!.outcome, "processing");
+          assert.equal(await intents.beginAttempt(attemptRecord({ id: `pa_${uuidLike(920)}`, outcome: "processing", merchantId: merchantB }), at(50)), undefined);
         });
 
         it("expires live pending intents whose deadline has passed, and no others", async () => {

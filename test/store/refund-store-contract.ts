@@ -64,12 +64,13 @@ export function describeRefundStoreContract(name: string, makeStores: MakeRefund
         createdAt: at(k + 1),
         settledAt: at(k + 1),
       };
-      const paid = await h.intents.attempt(record.merchantId, record.id, async () => ({
-        attempt,
-        next: { status: "successful", transaction: attempt.processorReference!, at: at(k + 1) },
-      }));
+      // Begun (processing) and settled, as a payment is.
+      const open = { ...attempt, outcome: "processing" as const, processorReference: null, settledAt: null };
+      assert.equal((await h.intents.beginAttempt(open, at(k + 1)))?.begun, true);
+      const paid = await h.intents.settleAttempt(record.merchantId, attempt.id, { outcome: "succeeded", processorReference: attempt.processorReference! }, { at: at(k + 1), maxAttempts: 3 });
       assert.equal(paid?.intent.status, "successful");
-      return { intent: paid!.intent, attempt };
+      assert.deepEqual(paid.attempt, attempt);
+      return { intent: paid.intent, attempt };
     }
 
     /** A pending refund of intent by attempt, as the service builds one. */

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { beforeEach, describe, it } from "node:test";
+import { afterEach, beforeEach, describe, it } from "node:test";
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { CreatePaymentIntentRequestSchema, ListPaymentIntentsRequestSchema } from "../../gen/payments/v2/payment_intent_pb.js";
@@ -33,6 +33,10 @@ describe("payment lifecycle (service layer, injected clock)", () => {
   let expiry: PaymentExpiry;
   let transitions: string[];
   let processor: TestModeProcessor;
+  /** What the test processor's webhook sent (to where, with what body), instead of POSTing it. */
+  let notices: { url: string; body: string; verified: string }[];
+
+  afterEach(() => processor.close());
 
   beforeEach(() => {
     clock = createManualClock("2026-01-10T09:00:00.000Z");
@@ -56,7 +60,16 @@ describe("payment lifecycle (service layer, injected clock)", () => {
       checkoutTtlMs: day,
     });
     expiry = createPaymentExpiry({ intents, clock, events });
-    processor = createTestModeProcessor({ publicUrl: "https://pay.example.com" });
+    notices = [];
+    processor = createTestModeProcessor({
+      publicUrl: "https://pay.example.com",
+      webhookDelayMs: 20,
+      deliver: async (url, notice) => {
+        const parsed = processor.parseWebhook(notice.headers, Buffer.from(notice.body));
+        notices.push({ url, body: notice.body, verified: parsed.kind === "attempt" ? `${parsed.idempotencyKey}:${parsed.outcome.kind}` : parsed.kind });
+        return true;
+      },
+    });
     const logger = silentLogger;
     checkout = createCheckoutService({
       intents,
@@ -149,13 +162,30 @@ describe("payment lifecycle (service layer, injected clock)", () => {
     assert.deepEqual(result.kind === "form-errors" && result.errors, [{ field: "expiry", message: "This card has expired." }]);
   });
 
-  it("succeeds bank transfer, USSD and a processor once confirmed", async () => {
-    for (const method of ["bank_transfer", "ussd", "paystack"]) {
+  it("succeeds a processor once confirmed", async () => {
+    const { token } = await newIntent("order-paystack");
+    const result = await checkout.pay(token, { method: "paystack" });
+    assert.equal(result.kind === "attempted" && result.intent.status, "successful");
+  });
+
+  for (const method of ["bank_transfer", "ussd"]) {
+    it(`keeps ${method} processing until its money arrives, then sends one signed notice to our own webhook`, async () => {
       const { token } = await newIntent(`order-${method}`);
       const result = await checkout.pay(token, { method });
-      assert.equal(result.kind === "attempted" && result.intent.status, "successful", method);
-    }
-  });
+      assert.ok(result.kind === "attempted");
+      assert.equal(result.intent.status, "processing");
+      assert.equal(result.attempt.outcome, "processing");
+      assert.match(result.attempt.processorReference ?? "", /^txn_test_/);
+      assert.deepEqual([...processor.charges()], [], "nothing is taken before the money arrives");
+      const ref = { idempotencyKey: result.attempt.id, reference: result.attempt.processorReference, amount: result.attempt.amount };
+      assert.equal((await processor.status(ref, AbortSignal.timeout(1000))).kind, "pending");
+      for (let i = 0; i < 100 && notices.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      assert.deepEqual(notices.map((n) => [n.url, n.verified]), [["https://pay.example.com/processor-webhooks/test", `${result.attempt.id}:succeeded`]]);
+      assert.deepEqual([...processor.charges()], [[result.attempt.id, 1]]);
+      const after = await processor.status(ref, AbortSignal.timeout(1000));
+      assert.deepEqual(after, { kind: "succeeded", reference: result.attempt.processorReference, amount: 50_000n, currency: "NGN" });
+    });
+  }
 
   it("refuses a method the intent does not offer", async () => {
     const { intent } = await api.create("m1", create(CreatePaymentIntentRequestSchema, {
@@ -219,7 +249,7 @@ describe("payment lifecycle (service layer, injected clock)", () => {
 
   it("refuses to delete a successful or expired intent with FailedPrecondition", async () => {
     const paid = await newIntent("paid");
-    await checkout.pay(paid.token, { method: "ussd" });
+    await checkout.pay(paid.token, { method: "paystack" });
     await assert.rejects(api.delete("m1", paid.id), (e: ConnectError) => e.code === Code.FailedPrecondition && /successful/.test(e.rawMessage));
     const lapsed = await newIntent("lapsed");
     clock.advance(day);
@@ -231,7 +261,7 @@ describe("payment lifecycle (service layer, injected clock)", () => {
     const outcomes = await Promise.all([
       checkout.pay(token, { method: "card", card: goodCard }),
       checkout.pay(token, { method: "card", card: goodCard }),
-      checkout.pay(token, { method: "ussd" }),
+      checkout.pay(token, { method: "paystack" }),
     ]);
     assert.deepEqual(outcomes.map((o) => o.kind).sort(), ["attempted", "not-payable", "not-payable"]);
     const attempts = await intents.listAttempts("m1", id);

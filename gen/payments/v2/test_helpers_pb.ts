@@ -23,7 +23,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file payments/v2/test_helpers.proto.
  */
 export const file_payments_v2_test_helpers: GenFile = /*@__PURE__*/
-  fileDesc("Ch5wYXltZW50cy92Mi90ZXN0X2hlbHBlcnMucHJvdG8SC3BheW1lbnRzLnYyIkAKFUNyZWF0ZU1lcmNoYW50UmVxdWVzdBIeCgRuYW1lGAEgASgJQgu6/RgHyj4EbmFtZUgAiAEBQgcKBV9uYW1lInQKFkNyZWF0ZU1lcmNoYW50UmVzcG9uc2USJAoLbWVyY2hhbnRfaWQYASABKAlCD7r9GAtyCToEbWVyX9g+ARI0CgdhcGlfa2V5GAIgASgJQiO6/Rgfch0yG15za190ZXN0X1tBLVphLXowLTlfLV17NDN9JCJ7ChtDcmVhdGVQYXltZW50QXR0ZW1wdFJlcXVlc3QSCgoCaWQYASABKAkSFgoOcGF5bWVudF9tZXRob2QYAiABKAkSOAoHb3V0Y29tZRgDIAEoCUInuv0YI3IhUglzdWNjZWVkZWRSCGRlY2xpbmVkUgpwcm9jZXNzaW5nIpoBChxDcmVhdGVQYXltZW50QXR0ZW1wdFJlc3BvbnNlEjUKB2F0dGVtcHQYASABKAsyGy5wYXltZW50cy52Mi5QYXltZW50QXR0ZW1wdEIHuv0YA8gBARJDCg5wYXltZW50X2ludGVudBgCIAEoCzIiLnBheW1lbnRzLnYyLlBheW1lbnRJbnRlbnRMaXN0SXRlbUIHuv0YA8gBASKGAwoOUGF5bWVudEF0dGVtcHQSGgoCaWQYASABKAlCDrr9GApyCDoDcGFf2D4BEjMKEXBheW1lbnRfaW50ZW50X2lkGAIgASgJQhi6/RgUyj4RcGF5bWVudF9pbnRlbnRfaWQSGwoGYW1vdW50GAMgASgDQgu6/RgHyj4Ea29ibxIyCg5wYXltZW50X21ldGhvZBgEIAEoCUIauv0YFso+E3BheW1lbnRfbWV0aG9kX25hbWUSLwoHb3V0Y29tZRgFIAEoCUIeuv0YGso+F3BheW1lbnRfYXR0ZW1wdF9vdXRjb21lEiAKCXJlZmVyZW5jZRgGIAEoCUIIuv0YBHICEAFIAIgBARIlCg5kZWNsaW5lX3JlYXNvbhgHIAEoCUIIuv0YBHICEAFIAYgBARI3CgpjcmVhdGVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIHuv0YA8gBAUIMCgpfcmVmZXJlbmNlQhEKD19kZWNsaW5lX3JlYXNvbiIoChpFeHBpcmVQYXltZW50SW50ZW50UmVxdWVzdBIKCgJpZBgBIAEoCSJvChNBZHZhbmNlQ2xvY2tSZXF1ZXN0ElgKB3NlY29uZHMYASABKANCR7r9GEPSPjZtdXN0IGJlIGEgd2hvbGUgbnVtYmVyIGZyb20ge2d0ZX0gdG8ge2x0ZX0gKHRlbiB5ZWFycykiCBiAhrCWASgBIhEKD0dldENsb2NrUmVxdWVzdCI5CgVDbG9jaxIwCgNub3cYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQge6/RgDyAEBMqkFChFUZXN0SGVscGVyU2VydmljZRKAAQoOQ3JlYXRlTWVyY2hhbnQSIi5wYXltZW50cy52Mi5DcmVhdGVNZXJjaGFudFJlcXVlc3QaIy5wYXltZW50cy52Mi5DcmVhdGVNZXJjaGFudFJlc3BvbnNlIiWC0+STAh86ASoiGi92Mi90ZXN0LWhlbHBlcnMvbWVyY2hhbnRzEqYBChRDcmVhdGVQYXltZW50QXR0ZW1wdBIoLnBheW1lbnRzLnYyLkNyZWF0ZVBheW1lbnRBdHRlbXB0UmVxdWVzdBopLnBheW1lbnRzLnYyLkNyZWF0ZVBheW1lbnRBdHRlbXB0UmVzcG9uc2UiOYLT5JMCMzoBKiIuL3YyL3Rlc3QtaGVscGVycy9wYXltZW50LWludGVudHMve2lkfS9hdHRlbXB0cxKYAQoTRXhwaXJlUGF5bWVudEludGVudBInLnBheW1lbnRzLnYyLkV4cGlyZVBheW1lbnRJbnRlbnRSZXF1ZXN0GiIucGF5bWVudHMudjIuUGF5bWVudEludGVudExpc3RJdGVtIjSC0+STAi4iLC92Mi90ZXN0LWhlbHBlcnMvcGF5bWVudC1pbnRlbnRzL3tpZH0vZXhwaXJlEm8KDEFkdmFuY2VDbG9jaxIgLnBheW1lbnRzLnYyLkFkdmFuY2VDbG9ja1JlcXVlc3QaEi5wYXltZW50cy52Mi5DbG9jayIpgtPkkwIjOgEqIh4vdjIvdGVzdC1oZWxwZXJzL2Nsb2NrL2FkdmFuY2USXAoIR2V0Q2xvY2sSHC5wYXltZW50cy52Mi5HZXRDbG9ja1JlcXVlc3QaEi5wYXltZW50cy52Mi5DbG9jayIegtPkkwIYEhYvdjIvdGVzdC1oZWxwZXJzL2Nsb2NrYgZwcm90bzM", [file_google_api_annotations, file_google_protobuf_timestamp, file_payments_rules_v1_rules, file_payments_v2_payment_intent]);
+  fileDesc("Ch5wYXltZW50cy92Mi90ZXN0X2hlbHBlcnMucHJvdG8SC3BheW1lbnRzLnYyIkAKFUNyZWF0ZU1lcmNoYW50UmVxdWVzdBIeCgRuYW1lGAEgASgJQgu6/RgHyj4EbmFtZUgAiAEBQgcKBV9uYW1lInQKFkNyZWF0ZU1lcmNoYW50UmVzcG9uc2USJAoLbWVyY2hhbnRfaWQYASABKAlCD7r9GAtyCToEbWVyX9g+ARI0CgdhcGlfa2V5GAIgASgJQiO6/Rgfch0yG15za190ZXN0X1tBLVphLXowLTlfLV17NDN9JCJ7ChtDcmVhdGVQYXltZW50QXR0ZW1wdFJlcXVlc3QSCgoCaWQYASABKAkSFgoOcGF5bWVudF9tZXRob2QYAiABKAkSOAoHb3V0Y29tZRgDIAEoCUInuv0YI3IhUglzdWNjZWVkZWRSCGRlY2xpbmVkUgpwcm9jZXNzaW5nIpoBChxDcmVhdGVQYXltZW50QXR0ZW1wdFJlc3BvbnNlEjUKB2F0dGVtcHQYASABKAsyGy5wYXltZW50cy52Mi5QYXltZW50QXR0ZW1wdEIHuv0YA8gBARJDCg5wYXltZW50X2ludGVudBgCIAEoCzIiLnBheW1lbnRzLnYyLlBheW1lbnRJbnRlbnRMaXN0SXRlbUIHuv0YA8gBASJXChtTZXR0bGVQYXltZW50QXR0ZW1wdFJlcXVlc3QSCgoCaWQYASABKAkSLAoHb3V0Y29tZRgCIAEoCUIbuv0YF3IVUglzdWNjZWVkZWRSCGRlY2xpbmVkIoYDCg5QYXltZW50QXR0ZW1wdBIaCgJpZBgBIAEoCUIOuv0YCnIIOgNwYV/YPgESMwoRcGF5bWVudF9pbnRlbnRfaWQYAiABKAlCGLr9GBTKPhFwYXltZW50X2ludGVudF9pZBIbCgZhbW91bnQYAyABKANCC7r9GAfKPgRrb2JvEjIKDnBheW1lbnRfbWV0aG9kGAQgASgJQhq6/RgWyj4TcGF5bWVudF9tZXRob2RfbmFtZRIvCgdvdXRjb21lGAUgASgJQh66/Rgayj4XcGF5bWVudF9hdHRlbXB0X291dGNvbWUSIAoJcmVmZXJlbmNlGAYgASgJQgi6/RgEcgIQAUgAiAEBEiUKDmRlY2xpbmVfcmVhc29uGAcgASgJQgi6/RgEcgIQAUgBiAEBEjcKCmNyZWF0ZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQge6/RgDyAEBQgwKCl9yZWZlcmVuY2VCEQoPX2RlY2xpbmVfcmVhc29uIigKGkV4cGlyZVBheW1lbnRJbnRlbnRSZXF1ZXN0EgoKAmlkGAEgASgJIm8KE0FkdmFuY2VDbG9ja1JlcXVlc3QSWAoHc2Vjb25kcxgBIAEoA0JHuv0YQ9I+Nm11c3QgYmUgYSB3aG9sZSBudW1iZXIgZnJvbSB7Z3RlfSB0byB7bHRlfSAodGVuIHllYXJzKSIIGICGsJYBKAEiEQoPR2V0Q2xvY2tSZXF1ZXN0IjkKBUNsb2NrEjAKA25vdxgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCB7r9GAPIAQEy0QYKEVRlc3RIZWxwZXJTZXJ2aWNlEoABCg5DcmVhdGVNZXJjaGFudBIiLnBheW1lbnRzLnYyLkNyZWF0ZU1lcmNoYW50UmVxdWVzdBojLnBheW1lbnRzLnYyLkNyZWF0ZU1lcmNoYW50UmVzcG9uc2UiJYLT5JMCHzoBKiIaL3YyL3Rlc3QtaGVscGVycy9tZXJjaGFudHMSpgEKFENyZWF0ZVBheW1lbnRBdHRlbXB0EigucGF5bWVudHMudjIuQ3JlYXRlUGF5bWVudEF0dGVtcHRSZXF1ZXN0GikucGF5bWVudHMudjIuQ3JlYXRlUGF5bWVudEF0dGVtcHRSZXNwb25zZSI5gtPkkwIzOgEqIi4vdjIvdGVzdC1oZWxwZXJzL3BheW1lbnQtaW50ZW50cy97aWR9L2F0dGVtcHRzEqUBChRTZXR0bGVQYXltZW50QXR0ZW1wdBIoLnBheW1lbnRzLnYyLlNldHRsZVBheW1lbnRBdHRlbXB0UmVxdWVzdBopLnBheW1lbnRzLnYyLkNyZWF0ZVBheW1lbnRBdHRlbXB0UmVzcG9uc2UiOILT5JMCMjoBKiItL3YyL3Rlc3QtaGVscGVycy9wYXltZW50LWF0dGVtcHRzL3tpZH0vc2V0dGxlEpgBChNFeHBpcmVQYXltZW50SW50ZW50EicucGF5bWVudHMudjIuRXhwaXJlUGF5bWVudEludGVudFJlcXVlc3QaIi5wYXltZW50cy52Mi5QYXltZW50SW50ZW50TGlzdEl0ZW0iNILT5JMCLiIsL3YyL3Rlc3QtaGVscGVycy9wYXltZW50LWludGVudHMve2lkfS9leHBpcmUSbwoMQWR2YW5jZUNsb2NrEiAucGF5bWVudHMudjIuQWR2YW5jZUNsb2NrUmVxdWVzdBoSLnBheW1lbnRzLnYyLkNsb2NrIimC0+STAiM6ASoiHi92Mi90ZXN0LWhlbHBlcnMvY2xvY2svYWR2YW5jZRJcCghHZXRDbG9jaxIcLnBheW1lbnRzLnYyLkdldENsb2NrUmVxdWVzdBoSLnBheW1lbnRzLnYyLkNsb2NrIh6C0+STAhgSFi92Mi90ZXN0LWhlbHBlcnMvY2xvY2tiBnByb3RvMw", [file_google_api_annotations, file_google_protobuf_timestamp, file_payments_rules_v1_rules, file_payments_v2_payment_intent]);
 
 /**
  * CreateMerchantRequest names the new merchant.
@@ -135,6 +135,34 @@ export const CreatePaymentAttemptResponseSchema: GenMessage<CreatePaymentAttempt
   messageDesc(file_payments_v2_test_helpers, 3);
 
 /**
+ * SettlePaymentAttemptRequest names an open attempt and the outcome the processor gives it.
+ *
+ * @generated from message payments.v2.SettlePaymentAttemptRequest
+ */
+export type SettlePaymentAttemptRequest = Message<"payments.v2.SettlePaymentAttemptRequest"> & {
+  /**
+   * The attempt's id (pa_…), from CreatePaymentAttempt or the intent's checkout.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * What the processor answers at last.
+   *
+   * @generated from field: string outcome = 2;
+   */
+  outcome: string;
+};
+
+/**
+ * Describes the message payments.v2.SettlePaymentAttemptRequest.
+ * Use `create(SettlePaymentAttemptRequestSchema)` to create a new message.
+ */
+export const SettlePaymentAttemptRequestSchema: GenMessage<SettlePaymentAttemptRequest> = /*@__PURE__*/
+  messageDesc(file_payments_v2_test_helpers, 4);
+
+/**
  * PaymentAttempt is one try to pay an intent, as the service records it.
  *
  * @generated from message payments.v2.PaymentAttempt
@@ -193,7 +221,7 @@ export type PaymentAttempt = Message<"payments.v2.PaymentAttempt"> & {
  * Use `create(PaymentAttemptSchema)` to create a new message.
  */
 export const PaymentAttemptSchema: GenMessage<PaymentAttempt> = /*@__PURE__*/
-  messageDesc(file_payments_v2_test_helpers, 4);
+  messageDesc(file_payments_v2_test_helpers, 5);
 
 /**
  * ExpirePaymentIntentRequest names the intent to expire.
@@ -214,7 +242,7 @@ export type ExpirePaymentIntentRequest = Message<"payments.v2.ExpirePaymentInten
  * Use `create(ExpirePaymentIntentRequestSchema)` to create a new message.
  */
 export const ExpirePaymentIntentRequestSchema: GenMessage<ExpirePaymentIntentRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v2_test_helpers, 5);
+  messageDesc(file_payments_v2_test_helpers, 6);
 
 /**
  * AdvanceClockRequest says how far to move the clock.
@@ -235,7 +263,7 @@ export type AdvanceClockRequest = Message<"payments.v2.AdvanceClockRequest"> & {
  * Use `create(AdvanceClockRequestSchema)` to create a new message.
  */
 export const AdvanceClockRequestSchema: GenMessage<AdvanceClockRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v2_test_helpers, 6);
+  messageDesc(file_payments_v2_test_helpers, 7);
 
 /**
  * GetClockRequest has no fields.
@@ -250,7 +278,7 @@ export type GetClockRequest = Message<"payments.v2.GetClockRequest"> & {
  * Use `create(GetClockRequestSchema)` to create a new message.
  */
 export const GetClockRequestSchema: GenMessage<GetClockRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v2_test_helpers, 7);
+  messageDesc(file_payments_v2_test_helpers, 8);
 
 /**
  * Clock is the time the service reads.
@@ -269,7 +297,7 @@ export type Clock = Message<"payments.v2.Clock"> & {
  * Use `create(ClockSchema)` to create a new message.
  */
 export const ClockSchema: GenMessage<Clock> = /*@__PURE__*/
-  messageDesc(file_payments_v2_test_helpers, 8);
+  messageDesc(file_payments_v2_test_helpers, 9);
 
 /**
  * TestHelperService drives the sandbox from a test suite. Every method but
@@ -298,6 +326,21 @@ export const TestHelperService: GenService<{
   createPaymentAttempt: {
     methodKind: "unary";
     input: typeof CreatePaymentAttemptRequestSchema;
+    output: typeof CreatePaymentAttemptResponseSchema;
+  },
+  /**
+   * SettlePaymentAttempt settles an open attempt (processing or
+   * requires_action: a CreatePaymentAttempt with outcome processing, a
+   * transfer whose money has not arrived, a card that timed out) as the
+   * processor's later answer would: succeeded or declined, through the same
+   * settlement as a processor's webhook, once. An attempt already settled is
+   * refused (FailedPrecondition) and changes nothing.
+   *
+   * @generated from rpc payments.v2.TestHelperService.SettlePaymentAttempt
+   */
+  settlePaymentAttempt: {
+    methodKind: "unary";
+    input: typeof SettlePaymentAttemptRequestSchema;
     output: typeof CreatePaymentAttemptResponseSchema;
   },
   /**

@@ -272,24 +272,6 @@ export function createMemoryPaymentIntentStore(options: MemoryPaymentIntentStore
         return changed;
       }),
 
-    attempt(merchantId, id, decide) {
-      return serialized(id, async () => {
-        const slot = ownSlot(merchantId, id);
-        if (!slot) return undefined;
-        const found = slot.record;
-        const earlier = (attemptsById.get(id) ?? []).map(copyAttempt);
-        const decision = await decide(copy(found), earlier);
-        if (decision.attempt) addAttempt(decision.attempt);
-        if (decision.next) {
-          checkStorableText([decision.next.transaction]);
-          applyChange(merchantId, id, { from: found.status, to: decision.next.status, at: decision.next.at, transaction: decision.next.transaction });
-        }
-        const at = decision.next?.at ?? decision.attempt?.createdAt;
-        if (at) recordChange(slot, found.status, at, decision.attempt?.outcome === "declined");
-        return { intent: copy(slot.record), attempt: decision.attempt && copyAttempt(decision.attempt) };
-      });
-    },
-
     async listAttempts(merchantId, id) {
       if (!ownSlot(merchantId, id)) return [];
       return (attemptsById.get(id) ?? []).map(copyAttempt);

@@ -389,22 +389,18 @@ export const expireDue = (at: Date, limit: number, withEventContext = false): St
   values: [timestampParam(at), String(limit)],
 });
 
-/** The row lock that serializes attempts on one intent (two tabs, a double submit). */
+/** The intent's row lock, under which a refund is reserved. */
 const lockText = `select ${intentColumns("pi")} from payment_intents pi where pi.merchant_id = $1 and pi.id = $2 for update of pi`;
 export const lockIntent = (merchantId: string, id: string): StatementStep => ({ text: lockText, values: [merchantId, id] });
 
 const eventContextText = `select ${eventContextColumns("pi")} from payment_intents pi ${eventContextJoin("pi")} where pi.merchant_id = $1 and pi.id = $2`;
-/** The outbox's context of one intent alone (an attempt reads it under the row lock). */
+/** The outbox's context of one intent alone (a refund's reservation reads it under the row lock). */
 export const eventContextOf = (merchantId: string, id: string): StatementStep => ({ text: eventContextText, values: [merchantId, id] });
 
 const attemptsText = `select ${attemptColumns} from payment_attempts where merchant_id = $1 and payment_intent_id = $2 order by created_at, id`;
 export const listAttempts = (merchantId: string, id: string): StatementStep => ({ text: attemptsText, values: [merchantId, id] });
 
-const insertAttemptText = `
-  insert into payment_attempts (id, payment_intent_id, merchant_id, amount, method, outcome, processor_reference, decline_reason, created_at,
-    processor, idempotency_key, next_action_url, late_success, settled_at, check_after)
-  values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`;
-/** The values of an attempt's insert, in insertAttemptText's order ($15: the reconciler's due time, for an open attempt). */
+/** The values of an attempt's insert, in beginAttempt's column order ($15: the reconciler's due time, for an open attempt). */
 function attemptValues(attempt: PaymentAttemptRecord, checkAfter: Date | null): (string | null)[] {
   return [
     attempt.id,
@@ -423,9 +419,6 @@ function attemptValues(attempt: PaymentAttemptRecord, checkAfter: Date | null): 
     nullableTimestampParam(attempt.settledAt),
     nullableTimestampParam(checkAfter),
   ];
-}
-export function insertAttempt(attempt: PaymentAttemptRecord, checkAfter: Date | null = null): StatementStep {
-  return { text: insertAttemptText, values: attemptValues(attempt, checkAfter) };
 }
 
 /**

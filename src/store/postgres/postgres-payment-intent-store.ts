@@ -187,62 +187,6 @@ export function createPostgresPaymentIntentStore(db: Database, options: Postgres
       return first(result!.rows, (row) => sql.readIntent(row));
     },
 
-    async attempt(merchantId, id, decide) {
-      if (!storable(merchantId, id)) return undefined;
-      return db.transaction(async (tx) => {
-        // One round trip: BEGIN, the deadline, the row lock (concurrent
-        // attempts on the intent wait here, up to the lock timeout), then the
-        // earlier attempts, read by a statement of its own so that it sees
-        // what the attempt that held the lock before committed.
-        const [locked, earlier, context] = await tx.run([
-          sql.lockIntent(merchantId, id),
-          sql.listAttempts(merchantId, id),
-          ...(outbox ? [sql.eventContextOf(merchantId, id)] : []),
-        ]);
-        const intent = first(locked!.rows, (row) => sql.readIntent(row));
-        if (!intent) return undefined;
-        const decision = await decide(intent, earlier!.rows.map((row) => sql.readAttempt(row)));
-        if (!decision.attempt && !decision.next) return { intent, attempt: null };
-        const steps: StatementStep[] = [];
-        if (decision.attempt) {
-          checkStorableText(attemptTexts(decision.attempt));
-          steps.push(sql.insertAttempt(decision.attempt));
-        }
-        if (decision.next) {
-          checkStorableText([decision.next.transaction]);
-          steps.push(
-            sql.transitionIntent(merchantId, id, {
-              from: intent.status,
-              to: decision.next.status,
-              at: decision.next.at,
-              transaction: decision.next.transaction,
-            }),
-          );
-        }
-        steps.push(sql.findById(merchantId, id));
-        // The event, if the change makes one, as the intent will be after the
-        // writes: the row is locked, so the transition applies exactly as
-        // transitionIntent writes it (status, updatedAt, transaction kept
-        // unless given), to a live intent only.
-        const changes: EventChange[] = [];
-        if (outbox && context) {
-          const next = intent.deletedAt === null ? decision.next : null;
-          const after: PaymentIntentRecord = next
-            ? { ...intent, status: next.status, updatedAt: next.at, transaction: next.transaction ?? intent.transaction }
-            : intent;
-          const type = eventTypeOf({ from: intent.status, to: after.status, declinedAttempt: decision.attempt?.outcome === "declined" });
-          const at = next ? next.at : decision.attempt?.createdAt;
-          const read = readEventContext(context.rows[0]!, 0);
-          contexts.learn(intent, read);
-          if (type && at) changes.push({ type, intent: structuredClone(after), context: read, at });
-        }
-        // The writes (and the event) and COMMIT in one round trip, sent only while the deadline holds.
-        const results = outbox ? await commitWithEvents(tx, outbox, changes, steps) : await tx.commit(steps);
-        const after = first(results[steps.length - 1]!.rows, (row) => sql.readIntent(row))!;
-        return { intent: after, attempt: decision.attempt && structuredClone(decision.attempt) };
-      });
-    },
-
     async listAttempts(merchantId, id) {
       if (!storable(merchantId, id)) return [];
       const [result] = await db.run(false, [sql.listAttempts(merchantId, id)]);

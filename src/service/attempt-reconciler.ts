@@ -75,14 +75,18 @@ export function createAttemptReconciler(deps: AttemptReconcilerDeps): Reconcilab
 }
 
 /** Asks a processor for an attempt's status; no answer by the signal (or a throw) is unknown. */
-async function ask(processor: Pick<PaymentProcessor, "status">, attempt: { idempotencyKey: string; processorReference: string | null; amount: bigint }, signal: AbortSignal): Promise<AttemptOutcome> {
+async function ask(
+  processor: Pick<PaymentProcessor, "status">,
+  attempt: { idempotencyKey: string; processorReference: string | null; amount: bigint; createdAt: Date },
+  signal: AbortSignal,
+): Promise<AttemptOutcome> {
   const unknown = (reason: string): AttemptOutcome => ({ kind: "unknown", reason });
   const aborted = new Promise<AttemptOutcome>((resolve) => {
     if (signal.aborted) resolve(unknown("no answer from the processor in time"));
     signal.addEventListener("abort", () => resolve(unknown("no answer from the processor in time")), { once: true });
   });
   try {
-    return await Promise.race([processor.status({ idempotencyKey: attempt.idempotencyKey, reference: attempt.processorReference, amount: attempt.amount }, signal), aborted]);
+    return await Promise.race([processor.status({ idempotencyKey: attempt.idempotencyKey, reference: attempt.processorReference, amount: attempt.amount, startedAt: attempt.createdAt }, signal), aborted]);
   } catch (error) {
     return unknown(error instanceof Error ? error.message : String(error));
   }

@@ -26,7 +26,16 @@ export type PaymentInstructions =
   | { kind: "card" }
   | { kind: "bank_transfer"; accountNumber: string; bankName: string; accountName: string }
   | { kind: "ussd"; code: string }
-  | { kind: "processor"; processorName: string };
+  | {
+      kind: "processor";
+      processorName: string;
+      /**
+       * Where choosing it sends the customer (a Content-Security-Policy source,
+       * such as https://*.paystack.com): the checkout page's form-action allows
+       * it, since a browser checks the redirect after a form post against it.
+       */
+      redirectsTo?: string;
+    };
 
 /** What a processor says about one attempt to pay. */
 export type AttemptOutcome =
@@ -71,8 +80,12 @@ export interface AttemptRef {
   idempotencyKey: string;
   reference: string | null;
   amount: bigint;
-  /** When the attempt began: a processor whose customer may still be on its page reads "not paid yet" by it. */
-  startedAt?: Date;
+  /**
+   * How long the attempt has been open, on the service's clock (the
+   * reconciler says): a processor whose customer may still be on its page
+   * reads "not paid yet" by it. Unset: long enough for any answer to be final.
+   */
+  openForMs?: number;
   /** The customer is back from the processor's page (the return URL): "not paid" then means they left without paying. */
   customerReturned?: boolean;
 }

@@ -55,6 +55,11 @@ export interface AttemptView {
   attempt: PaymentAttemptRecord;
 }
 
+/** An attempt the customer came back from: awaitingCustomer when the processor still waits for them at its page. */
+export interface ReturnedAttempt extends AttemptView {
+  awaitingCustomer: boolean;
+}
+
 /** CheckoutService is the customer's side of a payment intent, reached by its checkout token. */
 export interface CheckoutService {
   view(token: string): Promise<CheckoutView>;
@@ -66,7 +71,7 @@ export interface CheckoutService {
    * attempt is asked about and settled (source "return") before it is
    * shown. undefined when it is not one of the intent's attempts.
    */
-  returned(token: string, attemptId: string): Promise<AttemptView | undefined>;
+  returned(token: string, attemptId: string): Promise<ReturnedAttempt | undefined>;
 }
 
 export interface CheckoutServiceDeps {
@@ -221,19 +226,21 @@ export function createCheckoutService(deps: CheckoutServiceDeps): CheckoutServic
       const intent = await intentOf(token);
       const attempt = await deps.intents.findAttempt(intent.merchantId, attemptId);
       if (attempt?.paymentIntentId !== intent.id) return undefined;
-      if (attempt.outcome !== "processing" && attempt.outcome !== "requires_action") return { intent, attempt };
+      if (attempt.outcome !== "processing" && attempt.outcome !== "requires_action") return { intent, attempt, awaitingCustomer: false };
       // Asked of the processor that took it, knowing the customer has left the processor's page.
       const processor = deps.processors.get(attempt.processor);
       const outcome: AttemptOutcome = processor
         ? await ask((signal) =>
             processor.status(
-              { idempotencyKey: attempt.idempotencyKey, reference: attempt.processorReference, amount: attempt.amount, startedAt: attempt.createdAt, customerReturned: true },
+              { idempotencyKey: attempt.idempotencyKey, reference: attempt.processorReference, amount: attempt.amount, customerReturned: true },
               signal,
             ),
           )
         : { kind: "unknown", reason: `no processor named ${attempt.processor}` };
       const settled = await deps.settle({ merchantId: intent.merchantId, attemptId }, outcome, { source: "return" });
-      return settled ? { intent: settled.intent, attempt: settled.attempt } : { intent, attempt };
+      // Still open: either the processor waits for the customer at its page (a redirect), or for its own answer.
+      const awaitingCustomer = outcome.kind === "redirect";
+      return settled ? { intent: settled.intent, attempt: settled.attempt, awaitingCustomer } : { intent, attempt, awaitingCustomer };
     },
   };
 }

@@ -7,7 +7,7 @@ import type { PaymentAttemptRecord } from "../../src/domain/payment-attempt.js";
 import { abandonedFinalAfterMs, unreachableReason } from "../../src/processor/paystack/paystack-processor.js";
 import { createManualClock, type ManualClock } from "../support/manual-clock.js";
 import { startPaystackStandIn, type PaystackStandIn } from "../support/paystack-stand-in.js";
-import { createRestClient, expectJson, uniqueReference, type EventJson, type PaymentIntentJson, type RestClient } from "../support/rest-client.js";
+import { createRestClient, expectJson, uniqueReference, type EventJson, type PaymentIntentJson, type RefundJson, type RestClient } from "../support/rest-client.js";
 import { startTestServer, testPaystackKey, type TestServer } from "../support/test-server.js";
 import { createIntent, getPage, openCheckout, payUrl, postForm, seeOther, textOf, tokenOf, type PageResponse } from "./support/checkout-client.js";
 
@@ -277,6 +277,31 @@ describe("Pay with Paystack, end to end against the stand-in", () => {
     standIn.knobs.down = [];
     const { page } = await choosePaystackAgain(intent);
     assert.equal(page.origin, standIn.url);
+  });
+
+  it("refunds a Paystack payment through Paystack: a partial then a full refund, each settled by Paystack's refund webhook", async () => {
+    const intent = await createIntent(client, { amount: 100_000, paymentMethod: ["paystack"], callbackUrl });
+    const { attempt, page } = await choosePaystack(intent);
+    assert.equal(callbackQuery(await getPage((await onPaystackPage(page, "pay")).href)).status, "successful");
+    const refund = async (body: Record<string, unknown>) =>
+      expectJson<RefundJson>(
+        await client.request("POST", `/v2/payment-intents/${intent.id}/refunds`, { json: { reason: "requested_by_customer", clientReference: uniqueReference("rf"), ...body } }),
+        201,
+      );
+    const partial = await refund({ amount: 30_000 });
+    const rest = await refund({});
+    assert.deepEqual([partial.amount, rest.amount], ["30000", "70000"]);
+    const statusOf = async (id: string) => expectJson<RefundJson>(await client.request("GET", `/v2/refunds/${id}`), 200).status;
+    await until(async () => (await statusOf(partial.id)) === "successful" && (await statusOf(rest.id)) === "successful", "Paystack's refund.processed settled both");
+    assert.deepEqual(
+      standIn.refundsOf(attempt.id).map((r) => [r.amount, r.status, r.merchantNote]),
+      [
+        [30_000, "processed", `payment-intents refund ${partial.id}`],
+        [70_000, "processed", `payment-intents refund ${rest.id}`],
+      ],
+    );
+    const refunded = await getIntent(intent.id);
+    assert.deepEqual([refunded.status, refunded.amountRefunded], ["successful", "100000"]);
   });
 
   /** As choosePaystack, for an intent that already has attempts. */

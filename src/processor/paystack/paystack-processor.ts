@@ -22,8 +22,8 @@ const refundPagesAtMost = 10;
  * "abandoned", also while the customer is still on its page (reading, typing
  * an OTP, making a transfer). A status check takes it as final only once the
  * customer is back with us (the return URL) or the attempt has been open this
- * long: 30 minutes, past Paystack's own page sessions and its transfer
- * accounts' validity, and within PROCESSING_ALARM_AFTER's default hour.
+ * long: 30 minutes, time for an OTP, a bank's app or a transfer on its page,
+ * and within PROCESSING_ALARM_AFTER's default hour (docs/payments.md).
  */
 export const abandonedFinalAfterMs = 30 * 60_000;
 

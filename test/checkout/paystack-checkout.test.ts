@@ -196,6 +196,19 @@ describe("Pay with Paystack, end to end against the stand-in", () => {
     ]);
   });
 
+  it("the money check holds without our metadata too: a signed charge.success for another amount is declined amount_mismatch, never paid", async () => {
+    standIn.knobs.webhookUrl = null;
+    standIn.knobs.mismatchKobo = 500;
+    const intent = await createIntent(client, { amount: 70_000, paymentMethod: ["paystack"], callbackUrl });
+    const { attempt, page } = await choosePaystack(intent);
+    await onPaystackPage(page, "pay");
+    const event = standIn.chargeSuccessEvent(attempt.id);
+    assert.equal(await standIn.sendWebhook(hookUrl, { ...event, data: { ...event.data, metadata: "" } }), 200);
+    const settled = await server.intents.findAttempt("merchantA", attempt.id);
+    assert.deepEqual([settled?.outcome, settled?.declineReason], ["declined", "amount_mismatch"]);
+    assert.equal((await getIntent(intent.id)).status, "pending");
+  });
+
   it("a webhook with a wrong or missing signature is 401 and changes nothing", async () => {
     standIn.knobs.webhookUrl = null;
     const intent = await createIntent(client, { paymentMethod: ["paystack"], callbackUrl });

@@ -1,7 +1,7 @@
 // npm run build (run by prepare, so by npm install, npm ci and npm pack):
 // compiles src/ and gen/ into dist/ with tsconfig.build.json, and copies the
 // files next to the modules that read them at run time (Swagger UI's start-up
-// script), and makes the package's commands executable (npm does that for an
+// script, and Swagger UI's own files with their licence: see below), and makes the package's commands executable (npm does that for an
 // install, not for `npx payment-intents` in this checkout). dist/ is build
 // output: never committed, rebuilt from scratch.
 import { execFileSync } from "node:child_process";
@@ -26,6 +26,17 @@ function assets(dir) {
   });
 }
 for (const file of assets(path.join(root, "src"))) cpSync(file, path.join(dist, path.relative(root, file)));
+
+// Swagger UI ships inside the package (dist/src/openapi/swagger-ui-dist/), so
+// swagger-ui-dist is a devDependency: an installing project then never gets
+// its dependency @scarf/scarf, whose install script pings a telemetry server
+// (and npm warns about). Only the files the docs page serves, the package's
+// version, and its licence and notices travel.
+const swaggerUi = path.dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
+const swaggerUiCopy = path.join(dist, "src/openapi/swagger-ui-dist");
+for (const file of ["package.json", "LICENSE", "NOTICE", "swagger-ui.css", "swagger-ui-bundle.js", "swagger-ui-bundle.js.LICENSE.txt", "favicon-32x32.png"]) {
+  cpSync(path.join(swaggerUi, file), path.join(swaggerUiCopy, file));
+}
 
 const { bin } = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
 for (const file of Object.values(bin)) chmodSync(path.join(root, file), 0o755);

@@ -1,7 +1,7 @@
 import pg from "pg";
 import { queryDatabase } from "../../test/support/postgres.js";
 import { errorMessages, isErrorBody, startCreateLoad, statusCounts, type LoadSample } from "../support/create-load.js";
-import type { DrillReport } from "../support/drill-report.js";
+import { verdict, type DrillReport } from "../support/drill-report.js";
 import { fleetPoolMax, fleetStatementTimeoutMs, type Fleet } from "../support/fleet.js";
 import { watchReadiness } from "./readiness-watch.js";
 
@@ -114,18 +114,19 @@ export async function runLocks(fleet: Fleet, options: LocksOptions): Promise<Dri
   const downs = (await fleet.downs()) - downsBefore;
   const poolsTotal = 3 * fleetPoolMax;
   const notReady = readiness.notReady();
-  const passed =
-    rowAnswers.length > 0 &&
-    rowWrong.length === 0 &&
-    rowSlowest <= boundMs &&
-    stillPending &&
-    beforeRelease.length > 0 &&
-    wrongDuringLock.length === 0 &&
-    slowest <= boundMs &&
-    committedLater === 0 &&
-    maxBackends <= poolsTotal &&
-    notReady.length === 0 &&
-    downs === 0;
+  const { passed, failed } = verdict({
+    "deletes were sent under the row lock": rowAnswers.length > 0,
+    "every delete under the row lock answered 503 with the error body and Retry-After: 1": rowWrong.length === 0,
+    "deletes answered within the bound": rowSlowest <= boundMs,
+    "the row-locked intent still pending": stillPending,
+    "creates were sent and answered under the table lock": beforeRelease.length > 0,
+    [`creates under the table lock answered only 201 or 503 (${statusCounts(wrongDuringLock)})`]: wrongDuringLock.length === 0,
+    "creates answered within the bound": slowest <= boundMs,
+    "nothing answered 503 committed later": committedLater === 0,
+    "backends within the pools": maxBackends <= poolsTotal,
+    "/readyz 200 on every probe": notReady.length === 0,
+    "HAProxy took no instance out": downs === 0,
+  });
   const ms = (n: number) => `${Math.round(n)} ms`;
   return {
     name: "Fleet: row and table locks",
@@ -138,6 +139,7 @@ export async function runLocks(fleet: Fleet, options: LocksOptions): Promise<Dri
       ...(notReady.length ? [`not ready: ${notReady.slice(0, 5).join("; ")}`] : []),
     ],
     passed,
+    failed,
   };
 }
 

@@ -51,7 +51,8 @@ export interface ListeningServer {
  * (REST, Connect, gRPC-Web). Before a byte is read, the connection caps
  * refuse a connection over the total or its address's share. A peer in
  * trustedProxies must first send a PROXY header (read-proxy-header.ts),
- * whose client address then stands for the connection's. What each
+ * whose client address then stands for the connection's, in the per-address
+ * share too. What each
  * protocol bounds beyond Node's defaults is in http1-connections.ts and
  * http2-sessions.ts; both report what they answer or cut themselves through
  * onRefused and onConnectionDropped.
@@ -99,7 +100,8 @@ export async function openListener(options: ListenOptions): Promise<OpenListener
   const unrouted = new Set<net.Socket>();
   const server = net.createServer((socket) => {
     const address = socket.remoteAddress;
-    const refusal = caps.admit(address);
+    const balanced = address !== undefined && options.trustedProxies?.trusts(address) === true;
+    const refusal = balanced ? caps.admitFromBalancer(address) : caps.admit(address);
     if (refusal || address === undefined) {
       socket.on("error", () => {});
       socket.destroy();
@@ -108,10 +110,13 @@ export async function openListener(options: ListenOptions): Promise<OpenListener
     }
     sockets.add(socket);
     unrouted.add(socket);
+    /** The client whose share this balanced connection holds, once its PROXY header named it. */
+    let sharedBy: string | undefined;
     socket.once("close", () => {
       sockets.delete(socket);
       unrouted.delete(socket);
-      caps.release(address);
+      if (balanced) caps.releaseBalanced(sharedBy);
+      else caps.release(address);
     });
     const route = (timeoutMs: number) =>
       routeByPreface(
@@ -129,12 +134,20 @@ export async function openListener(options: ListenOptions): Promise<OpenListener
         },
         () => events.onConnectionDropped?.({ reason: "headers-timeout" }),
       );
-    if (!options.trustedProxies?.trusts(address)) return route(limits.headersTimeoutMs);
+    if (!balanced) return route(limits.headersTimeoutMs);
     // A trusted balancer must say whom the connection is for, within the headers timeout.
     const acceptedAt = now();
     readProxyHeader(socket, {
       timeoutMs: limits.headersTimeoutMs,
       onHeader(client) {
+        // The client's share of connections, as if it had connected itself (a health check's LOCAL header: the balancer's).
+        const shareOf = client ?? address;
+        if (caps.admitClient(shareOf)) {
+          socket.destroy();
+          events.onConnectionDropped?.({ reason: "max-connections-per-address" });
+          return;
+        }
+        sharedBy = shareOf;
         if (client !== undefined) setClientAddress(socket, client);
         route(Math.max(1, limits.headersTimeoutMs - Math.round(now() - acceptedAt)));
         socket.resume();

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -32,15 +32,25 @@ export interface SwaggerUiAssetsOptions {
 const sourceMapComment = /\n?(?:\/\/# sourceMappingURL=\S+|\/\*# sourceMappingURL=\S+ ?\*\/)\s*$/;
 
 /**
- * loadSwaggerUiAssets reads Swagger UI's files from the installed
- * swagger-ui-dist package (found through module resolution, wherever npm put
- * it) and our init script, once, at start-up. Each is named after its content
+ * swaggerUiDirectory is where Swagger UI's files are: the copy the build puts
+ * next to this module in dist/ (an installed package has no swagger-ui-dist:
+ * it is a devDependency, see scripts/build.mjs), else, running from the
+ * sources, the swagger-ui-dist package found through module resolution.
+ */
+function swaggerUiDirectory(): string {
+  const copy = fileURLToPath(new URL("./swagger-ui-dist/", import.meta.url));
+  if (existsSync(path.join(copy, "package.json"))) return copy;
+  return path.dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
+}
+
+/**
+ * loadSwaggerUiAssets reads Swagger UI's files (swaggerUiDirectory) and our
+ * init script, once, at start-up. Each is named after its content
  * hash, so it can be cached for a year and a new release is a new URL.
  */
 export function loadSwaggerUiAssets(options: SwaggerUiAssetsOptions): SwaggerUiAssets {
-  const require = createRequire(import.meta.url);
-  const packageJson = require.resolve("swagger-ui-dist/package.json");
-  const dist = path.dirname(packageJson);
+  const dist = swaggerUiDirectory();
+  const packageJson = path.join(dist, "package.json");
   const { version } = JSON.parse(readFileSync(packageJson, "utf8")) as { version: string };
 
   const asset = (file: string, contentType: string, body: Buffer): StaticAsset => {

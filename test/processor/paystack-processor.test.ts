@@ -157,10 +157,9 @@ describe("createPaystackProcessor", () => {
 
     standIn.knobs.slowMs = 4_000;
     const impatient = createPaystackProcessor({ secretKey, baseUrl: standIn.url, timeoutMs: 500 });
-    const started = Date.now();
     assert.deepEqual(await impatient.begin(attempt(), signal()), notReached);
+    // The stand-in would answer after 4 s: this reason comes only from the 500 ms timeout cutting the call.
     assert.deepEqual(await impatient.status(ref0, signal()), { kind: "unknown", reason: "Paystack did not answer within 500 ms" });
-    assert.ok(Date.now() - started < 3_000, "the timeout did not cut the call");
     standIn.knobs.slowMs = 0;
 
     standIn.knobs.tooManyRetryAfter = "7";

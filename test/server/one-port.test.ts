@@ -1,82 +1,11 @@
 import assert from "node:assert/strict";
-import http from "node:http";
 import http2 from "node:http2";
 import net from "node:net";
 import { Duplex } from "node:stream";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
+import { connectH2c, http1Request, http2Request } from "../support/keep-alive-requests.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
-
-interface Reply {
-  status: number;
-  contentType: string | undefined;
-  body: unknown;
-}
-
-/** http1Request sends one request over HTTP/1.1 with node:http. */
-function http1Request(
-  url: string,
-  options: { method?: string; headers?: http.OutgoingHttpHeaders; agent?: http.Agent; body?: string } = {},
-): Promise<Reply & { socket: net.Socket; httpVersion: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: options.method ?? "GET", headers: options.headers, agent: options.agent }, (res) => {
-      // Read now: a keep-alive agent takes the socket back when the response ends.
-      const socket = res.socket;
-      const chunks: Buffer[] = [];
-      res.on("data", (chunk: Buffer) => chunks.push(chunk));
-      res.on("end", () =>
-        resolve({
-          status: res.statusCode!,
-          contentType: res.headers["content-type"],
-          body: JSON.parse(Buffer.concat(chunks).toString("utf8")),
-          socket,
-          httpVersion: res.httpVersion,
-        }),
-      );
-      res.on("error", reject);
-    });
-    req.on("error", reject);
-    req.end(options.body);
-  });
-}
-
-/** http2Request sends one request on an open HTTP/2 session. */
-function http2Request(
-  session: http2.ClientHttp2Session,
-  path: string,
-  headers: http2.OutgoingHttpHeaders = {},
-  body?: string,
-): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const stream = session.request({ ":method": "GET", ":path": path, ...headers });
-    let responseHeaders: http2.IncomingHttpHeaders = {};
-    const chunks: Buffer[] = [];
-    stream.on("response", (received) => {
-      responseHeaders = received;
-    });
-    stream.on("data", (chunk: Buffer) => chunks.push(chunk));
-    stream.on("end", () =>
-      resolve({
-        status: Number(responseHeaders[":status"]),
-        contentType: responseHeaders["content-type"] as string | undefined,
-        body: JSON.parse(Buffer.concat(chunks).toString("utf8")),
-      }),
-    );
-    stream.on("error", reject);
-    stream.end(body);
-  });
-}
-
-/** connectH2c opens a prior-knowledge cleartext HTTP/2 session and waits until it is up. */
-async function connectH2c(url: string, options: http2.ClientSessionOptions = {}): Promise<http2.ClientHttp2Session> {
-  const session = http2.connect(url, options);
-  await new Promise<void>((resolve, reject) => {
-    session.once("connect", () => resolve());
-    session.once("error", reject);
-  });
-  return session;
-}
-
 /**
  * tricklingConnection is a TCP connection that sends its first `count` bytes
  * one per write, a few milliseconds apart, so the server sees the start of the
@@ -218,45 +147,6 @@ describe("one port", () => {
       assert.deepEqual(slow.body, fast.body);
     } finally {
       session.close();
-    }
-  });
-});
-
-describe("ListeningServer.close", () => {
-  it("resolves promptly with an idle keep-alive HTTP/1.1 connection and an idle h2 session open", async () => {
-    const server = await startTestServer();
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-    const session = await connectH2c(server.url);
-    let closed = false;
-    try {
-      const headers = { authorization: server.bearer() };
-      const one = await http1Request(`${server.restUrl}/v2/payment-intents`, { headers, agent });
-      assert.equal(one.status, 200);
-      const two = await http2Request(session, "/v1/v2/payment-intents", headers);
-      assert.equal(two.status, 200);
-      // Both connections are now idle and still open.
-      assert.equal(one.socket.destroyed, false);
-      assert.equal(session.closed, false);
-      const http1Closed = new Promise<void>((resolve) => one.socket.once("close", () => resolve()));
-      const sessionClosed = new Promise<void>((resolve) => session.once("close", () => resolve()));
-
-      const started = performance.now();
-      await server.close();
-      closed = true;
-      const took = performance.now() - started;
-      assert.ok(took < 1000, `close() took ${Math.round(took)} ms`);
-
-      const within = (promise: Promise<void>, what: string) =>
-        Promise.race([promise, delay(1000).then(() => assert.fail(`${what} is still open`))]);
-      await within(http1Closed, "the keep-alive HTTP/1.1 connection");
-      await within(sessionClosed, "the h2 session");
-
-      // The port is free: nothing answers any more.
-      await assert.rejects(fetch(`${server.restUrl}/v2/payment-intents`, { headers }));
-    } finally {
-      agent.destroy();
-      session.destroy();
-      if (!closed) await server.close();
     }
   });
 });

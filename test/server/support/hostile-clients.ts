@@ -203,3 +203,11 @@ export async function openRawH2(port: number, options: { ackPings?: boolean } = 
   client.socket.write(Buffer.concat([h2Preface, frame(h2.SETTINGS, 0, 0)]));
   return { ...client, frames: () => frames, send: (...out) => client.socket.write(Buffer.concat(out)) };
 }
+
+/** A handler that answers every request 200 with body. */
+export function answering(body: string): NodeHandler {
+  return (_req, res) => {
+    res.writeHead(200, { "content-type": "text/plain" });
+    res.end(body);
+  };
+}

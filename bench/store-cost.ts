@@ -57,6 +57,7 @@ function newIntent(): PaymentIntentRecord {
     transaction: null,
     nextActionUrl: null,
     splits: [],
+    meta: [],
     checkoutToken: ids.checkoutToken(merchantId),
     requestFingerprint: "0".repeat(64),
     createdAt: now,

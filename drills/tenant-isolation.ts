@@ -140,6 +140,7 @@ export async function runTenantIsolation(target: DrillTarget, options: TenantIso
       customerEmail: victimEmail,
       clientReference: `victim-order-${i}`,
       callbackUrl: "https://victim.example.com/paid",
+      meta: [{ name: "victim_order", value: `V-${i}` }],
       ...(i === 1 ? { settlementAccounts: [{ settlementAccountId: account.id, splitAmount: 5000 }] } : {}),
     });
     if (created.status !== 201) throw new Error(`victim setup: HTTP ${created.status} ${created.text}`);
@@ -216,6 +217,12 @@ export async function runTenantIsolation(target: DrillTarget, options: TenantIso
       "REST list ?clientReference={victim reference}",
       byReference.status === 200 && JSON.stringify(byReference.json) === '{"paymentIntents":[]}',
       `${byReference.status} ${byReference.text.slice(0, 80)}`,
+    );
+    const byMeta = await attack("GET", "/v2/payment-intents?meta[victim_order]=V-1");
+    record(
+      "REST list ?meta[victim_order]={victim's meta value}",
+      byMeta.status === 200 && JSON.stringify(byMeta.json) === '{"paymentIntents":[]}',
+      `${byMeta.status} ${byMeta.text.slice(0, 80)}`,
     );
     const withToken = await attack("GET", `/v2/payment-intents?pageSize=1&pageToken=${encodeURIComponent(victimPage.nextPageToken)}`);
     const forged = await attack("GET", `/v2/payment-intents?pageSize=1&pageToken=${encodeURIComponent(`${victimPage.nextPageToken.slice(0, -2)}AA`)}`);
@@ -364,6 +371,10 @@ export async function runTenantIsolation(target: DrillTarget, options: TenantIso
         intentsRpc.listPaymentIntents({ clientReference: v1.clientReference }, { headers }),
       );
       record(`${protocol} ListPaymentIntents({victim reference})`, listByRef.code === "OK" && !listByRef.text.includes(v1.id), listByRef.text.slice(0, 80));
+      const listByMeta = await outcome("ListPaymentIntents meta", () =>
+        intentsRpc.listPaymentIntents({ meta: [{ name: "victim_order", value: "V-1" }] }, { headers }),
+      );
+      record(`${protocol} ListPaymentIntents({victim meta})`, listByMeta.code === "OK" && !listByMeta.text.includes(v1.id), listByMeta.text.slice(0, 80));
       const listByToken = await outcome(`ListPaymentIntents ${victimPage.nextPageToken}`, () =>
         intentsRpc.listPaymentIntents({ pageSize: 1, pageToken: victimPage.nextPageToken }, { headers }),
       );

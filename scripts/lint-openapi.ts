@@ -3,7 +3,7 @@
 // defaults when unset), or the named file, with Redocly's recommended rules
 // and Spectral's spectral:oas (.spectral.yaml). Any error, warning or hint of
 // either fails. Both run offline: telemetry and update checks are off, and the
-// document has no remote reference (test/openapi/lint.test.ts runs this without
+// document has no remote reference (test/openapi/lint.process.test.ts runs this without
 // a network).
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";

@@ -3,7 +3,8 @@
 // npm test, the everyday run: every unit, contract and protocol suite on the
 // in-memory stores, and the PostgreSQL store contract suites (test/store/)
 // when PostgreSQL answers; nothing that needs a browser, HAProxy, PgBouncer,
-// a packed install or a stopwatch.
+// a stopwatch or another program started (*.process.test.ts: the service as
+// a process, npm pack, the linters, the documentation's commands).
 //
 // npm run test:all (CI): every suite on the in-memory stores, then the REST,
 // RPC, server and checkout suites once more on PostgreSQL (TEST_STORE=postgres,
@@ -88,10 +89,14 @@ async function postgresReason() {
 /**
  * Files of the all tier only: whole folders (browsers, the deployment's
  * HAProxy and PgBouncer, the PostgreSQL suites beyond the store contracts),
- * the packed-install test, and every *.timing.test.ts (latency and
- * throughput bounds, which a busy machine can miss).
+ * every *.timing.test.ts (latency and throughput bounds, which a busy machine
+ * can miss) and every *.process.test.ts (suites that run another program:
+ * the service as its own process through npm start or the CLI, npm pack and
+ * install, the OpenAPI linters and client generator, the documentation's
+ * commands; each costs seconds of CPU to start, and what they check changes
+ * with the packaging, not in the edit loop).
  */
-const allTierOnly = [/^test\/(browser|deploy|postgres)\//, /^test\/testing\/packed-install\.test\.ts$/, /\.timing\.test\.ts$/];
+const allTierOnly = [/^test\/(browser|deploy|postgres)\//, /\.timing\.test\.ts$/, /\.process\.test\.ts$/];
 
 const args = process.argv.slice(2);
 const tierAll = args.includes("--all");

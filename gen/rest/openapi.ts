@@ -153,6 +153,23 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
                 }
               ]
             }
+          },
+          {
+            "name": "meta",
+            "in": "query",
+            "description": "Only intents whose meta has every one of these entries (name and value equal); each name once. Over REST: meta[name]=value.",
+            "style": "deepObject",
+            "explode": true,
+            "schema": {
+              "type": "object",
+              "propertyNames": {
+                "$ref": "#/components/schemas/MetaName"
+              },
+              "additionalProperties": {
+                "$ref": "#/components/schemas/MetaValue"
+              },
+              "maxProperties": 10
+            }
           }
         ],
         "responses": {
@@ -1098,6 +1115,35 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
               }
             ],
             "description": "Splits to the caller's own accounts, each account once, adding up to at most amount."
+          },
+          "meta": {
+            "anyOf": [
+              {
+                "type": "array",
+                "items": {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "required": [
+                    "name",
+                    "value"
+                  ],
+                  "properties": {
+                    "name": {
+                      "$ref": "#/components/schemas/MetaName"
+                    },
+                    "value": {
+                      "$ref": "#/components/schemas/MetaValue"
+                    }
+                  },
+                  "description": "MetaEntry is one item of the merchant's own data: a name and its value (§2.1 meta)."
+                },
+                "maxItems": 50
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "The merchant's own data (an order id, a customer number), returned on every read and in events; each name once. Part of the request an idempotent retry must repeat."
           }
         },
         "description": "CreatePaymentIntentRequest is the body of POST /v2/payment-intents (§4.1)."
@@ -1145,6 +1191,35 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
           "clientReference": {
             "$ref": "#/components/schemas/ClientReference",
             "description": "Merchant-chosen reference, unique per merchant forever."
+          },
+          "meta": {
+            "anyOf": [
+              {
+                "type": "array",
+                "items": {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "required": [
+                    "name",
+                    "value"
+                  ],
+                  "properties": {
+                    "name": {
+                      "$ref": "#/components/schemas/MetaName"
+                    },
+                    "value": {
+                      "$ref": "#/components/schemas/MetaValue"
+                    }
+                  },
+                  "description": "MetaEntry is one item of the merchant's own data: a name and its value (§2.1 meta)."
+                },
+                "maxItems": 50
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "The merchant's own data, as on a payment intent; each name once. Part of the request an idempotent retry must repeat."
           }
         },
         "description": "CreateRefundRequest is the body of POST /v2/payment-intents/{id}/refunds."
@@ -1488,6 +1563,36 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
         },
         "description": "ListWebhookEndpointsResponse lists the endpoints, oldest first."
       },
+      "MetaEntry": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "name",
+          "value"
+        ],
+        "properties": {
+          "name": {
+            "$ref": "#/components/schemas/MetaName"
+          },
+          "value": {
+            "$ref": "#/components/schemas/MetaValue"
+          }
+        },
+        "description": "MetaEntry is one item of the merchant's own data: a name and its value (§2.1 meta)."
+      },
+      "MetaName": {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 40,
+        "pattern": "^[A-Za-z0-9._:-]+$",
+        "description": "The name of one item of a merchant's own data (meta): kept to characters that need no escaping in a URL and cannot be confused with the list filter's brackets (meta[name]=value)."
+      },
+      "MetaValue": {
+        "type": "string",
+        "maxLength": 500,
+        "pattern": "^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$",
+        "description": "The value of one item of a merchant's own data (meta): any text without control characters, not only white space."
+      },
       "Name": {
         "type": "string",
         "minLength": 1,
@@ -1677,10 +1782,9 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
           "meta": {
             "type": "array",
             "items": {
-              "type": "object",
-              "additionalProperties": true
+              "$ref": "#/components/schemas/MetaEntry"
             },
-            "description": "Always empty for now."
+            "description": "The merchant's own data, as given at create, in its order; [] when none."
           },
           "settlementAccounts": {
             "type": "array",
@@ -1816,10 +1920,9 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
           "meta": {
             "type": "array",
             "items": {
-              "type": "object",
-              "additionalProperties": true
+              "$ref": "#/components/schemas/MetaEntry"
             },
-            "description": "Always empty for now."
+            "description": "The merchant's own data, as given at create, in its order; [] when none."
           },
           "settlementAccount": {
             "anyOf": [
@@ -1972,7 +2075,8 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
           "clientReference",
           "failureReason",
           "createdAt",
-          "updatedAt"
+          "updatedAt",
+          "meta"
         ],
         "properties": {
           "id": {
@@ -2020,6 +2124,13 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
           },
           "updatedAt": {
             "$ref": "#/components/schemas/DateTime"
+          },
+          "meta": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/MetaEntry"
+            },
+            "description": "The merchant's own data, as given at create, in its order; [] when none."
           }
         },
         "description": "Refund is one refund of a payment intent."

@@ -372,6 +372,11 @@ export interface components {
                 /** @description Kobo sent to this account. */
                 splitAmount: number;
             }[] | null;
+            /** @description The merchant's own data (an order id, a customer number), returned on every read and in events; each name once. Part of the request an idempotent retry must repeat. */
+            meta?: {
+                name: components["schemas"]["MetaName"];
+                value: components["schemas"]["MetaValue"];
+            }[] | null;
         };
         /** @description CreateRefundRequest is the body of POST /v2/payment-intents/{id}/refunds. */
         CreateRefundRequest: {
@@ -381,6 +386,11 @@ export interface components {
             reason?: ("requested_by_customer" | "duplicate" | "fraudulent") | "" | null;
             /** @description Merchant-chosen reference, unique per merchant forever. */
             clientReference: components["schemas"]["ClientReference"];
+            /** @description The merchant's own data, as on a payment intent; each name once. Part of the request an idempotent retry must repeat. */
+            meta?: {
+                name: components["schemas"]["MetaName"];
+                value: components["schemas"]["MetaValue"];
+            }[] | null;
         };
         /** @description CreateSettlementAccountRequest is the body of POST /v2/settlement-accounts. */
         CreateSettlementAccountRequest: {
@@ -491,6 +501,15 @@ export interface components {
         ListWebhookEndpointsResponse: {
             webhookEndpoints: components["schemas"]["WebhookEndpoint"][];
         };
+        /** @description MetaEntry is one item of the merchant's own data: a name and its value (§2.1 meta). */
+        MetaEntry: {
+            name: components["schemas"]["MetaName"];
+            value: components["schemas"]["MetaValue"];
+        };
+        /** @description The name of one item of a merchant's own data (meta): kept to characters that need no escaping in a URL and cannot be confused with the list filter's brackets (meta[name]=value). */
+        MetaName: string;
+        /** @description The value of one item of a merchant's own data (meta): any text without control characters, not only white space. */
+        MetaValue: string;
         /** @description A name people read: of an account, a bank, a merchant. */
         Name: string;
         /** @description NextAction is what the customer must do elsewhere to finish paying (a 3-D Secure page): go to url. */
@@ -540,10 +559,8 @@ export interface components {
             callbackUrl: components["schemas"]["HttpUrl"] | null;
             /** @description Reference of the successful payment attempt, once there is one. */
             transaction: string | null;
-            /** @description Always empty for now. */
-            meta: {
-                [key: string]: unknown;
-            }[];
+            /** @description The merchant's own data, as given at create, in its order; [] when none. */
+            meta: components["schemas"]["MetaEntry"][];
             settlementAccounts: components["schemas"]["SettlementSplit"][];
             createdAt: components["schemas"]["DateTime"];
             updatedAt: components["schemas"]["DateTime"];
@@ -573,10 +590,8 @@ export interface components {
             callbackUrl: components["schemas"]["HttpUrl"] | null;
             /** @description Reference of the successful payment attempt, once there is one. */
             transaction: string | null;
-            /** @description Always empty for now. */
-            meta: {
-                [key: string]: unknown;
-            }[];
+            /** @description The merchant's own data, as given at create, in its order; [] when none. */
+            meta: components["schemas"]["MetaEntry"][];
             /** @description The account of the first split; without splits, the merchant's earliest registered account; unset when the merchant has none. */
             settlementAccount: components["schemas"]["SettlementAccount"] | null;
             createdAt: components["schemas"]["DateTime"];
@@ -629,6 +644,8 @@ export interface components {
             failureReason: string | null;
             createdAt: components["schemas"]["DateTime"];
             updatedAt: components["schemas"]["DateTime"];
+            /** @description The merchant's own data, as given at create, in its order; [] when none. */
+            meta: components["schemas"]["MetaEntry"][];
         };
         /** @description rf_ + a UUIDv7; opaque. */
         RefundId: string;
@@ -794,6 +811,10 @@ export interface operations {
                 clientReference?: components["schemas"]["ClientReference"] | "";
                 /** @description Only intents in this status. */
                 status?: components["schemas"]["PaymentIntentStatus"] | "";
+                /** @description Only intents whose meta has every one of these entries (name and value equal); each name once. Over REST: meta[name]=value. */
+                meta?: {
+                    [key: string]: components["schemas"]["MetaValue"];
+                };
             };
             header?: never;
             path?: never;

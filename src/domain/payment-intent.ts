@@ -1,3 +1,5 @@
+import type { MetaEntry } from "./meta.js";
+
 /**
  * The statuses a payment intent moves through (docs/payments.md, The payment
  * lifecycle). Only "pending" exists at creation; "processing" while an
@@ -43,6 +45,8 @@ export interface PaymentIntentRecord {
   /** Where the customer must go to finish paying: set exactly while the status is requires_action. */
   nextActionUrl: string | null;
   splits: SettlementSplit[];
+  /** The merchant's own data, in the order given at create; [] when none. */
+  meta: MetaEntry[];
   /** The secret in checkoutLink. */
   checkoutToken: string;
   /** SHA-256 of the normalised create request: decides replay versus conflict. */

@@ -1,3 +1,5 @@
+import type { MetaEntry } from "./meta.js";
+
 /** The statuses of a refund: pending until the processor's answer is committed, then final. */
 export const refundStatuses = ["pending", "successful", "failed"] as const;
 
@@ -48,6 +50,8 @@ export interface RefundRecord {
   updatedAt: Date;
   /** When the reconciler next asks the processor about a pending refund; null once final. */
   checkAfter: Date | null;
+  /** The merchant's own data, in the order given at create; [] when none (and for an automatic refund). */
+  meta: MetaEntry[];
 }
 
 /** isAutomaticRefund tells the service's own refunds (of a payment that did not pay the intent) from a merchant's. */

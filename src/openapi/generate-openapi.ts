@@ -1,4 +1,5 @@
 import type { DescExtension, DescService } from "@bufbuild/protobuf";
+import { isEntryList } from "../protocols/rest/entry-list.js";
 import { readHttpBindings } from "../protocols/rest/http-bindings.js";
 import type { RuleReader } from "../rules/rule-reader.js";
 import type { JsonSchema } from "./json-schema.js";
@@ -20,6 +21,9 @@ export interface GeneratedParameter {
   in: "path" | "query";
   required?: true;
   description?: string;
+  /** A name/value list: field[name]=value, one parameter per entry. */
+  style?: "deepObject";
+  explode?: true;
   schema: JsonSchema;
 }
 
@@ -44,7 +48,8 @@ export interface GenerateOpenApiOptions {
  * generateOpenApi describes the REST routes of the services from their
  * descriptors alone: one operation per google.api.http rule, named after its
  * RPC; path variables as the template spells them and (for routes without a
- * body) the request's other scalar fields as parameters, by JSON name; the body and the answer as
+ * body) the request's other scalar fields as parameters, by JSON name (a
+ * name/value list as one deepObject parameter); the body and the answer as
  * schemas of their messages (proto-schemas.ts), with the field rules as
  * keywords and the proto comments as descriptions. `npm run generate` runs
  * it (scripts/protoc-gen-rest) into gen/rest/; a test runs it on altered
@@ -68,6 +73,11 @@ export function generateOpenApi(options: GenerateOpenApiOptions): GeneratedOpenA
     if (binding.body === "") {
       for (const query of method.input.fields) {
         if (path.variables.includes(query.name)) continue;
+        if (isEntryList(query)) {
+          const entries = { style: "deepObject" as const, explode: true as const, schema: schemas.entries(query) };
+          parameters.push({ name: query.jsonName, in: "query", ...described(options.describe(query)), ...entries });
+          continue;
+        }
         // The REST gateway takes singular scalars from the query (src/protocols/rest/decode-query.ts).
         if (query.fieldKind !== "scalar" || query.oneof) throw new Error(`${method.name}: ${query.name} cannot be a query parameter`);
         parameters.push({ name: query.jsonName, in: "query", ...described(options.describe(query)), schema: schemas.parameter(query) });

@@ -16,6 +16,9 @@ export interface Parameter {
   in: "query" | "path" | "header";
   required?: boolean;
   description: string;
+  /** A name/value list spelt field[name]=value (OpenAPI 3.1 §4.8.12.4). */
+  style?: "deepObject";
+  explode?: boolean;
   schema: JsonSchema;
   /** What tools fill the parameter with (Postman, Swagger UI). */
   example?: unknown;

@@ -82,6 +82,7 @@ export function createOpenApiExamples(options: OpenApiExamplesOptions): OpenApiE
     clientReference: "order-1001",
     paymentMethod: ["card", "bank_transfer"],
     callbackUrl: "https://shop.example.com/paid",
+    meta: [{ name: "order_id", value: "A-1001" }],
   };
   const intentFields = {
     id: intentId,
@@ -100,7 +101,7 @@ export function createOpenApiExamples(options: OpenApiExamplesOptions): OpenApiE
     ],
     callbackUrl: "https://shop.example.com/paid",
     transaction: null,
-    meta: [],
+    meta: [{ name: "order_id", value: "A-1001" }],
     amountRefunded: "0",
     nextAction: null,
   };
@@ -109,6 +110,7 @@ export function createOpenApiExamples(options: OpenApiExamplesOptions): OpenApiE
     ...intentFields,
     id: "pi_019aa3c5-2a41-7c08-b1f3-0d6e94a2c731",
     clientReference: "order-1002",
+    meta: [],
     settlementAccounts: [{ settlementAccountId: accountId, splitAmount: "45000" }],
     createdAt: "2026-11-21T14:31:02.114Z",
     updatedAt: "2026-11-21T14:31:02.114Z",
@@ -139,6 +141,7 @@ export function createOpenApiExamples(options: OpenApiExamplesOptions): OpenApiE
     failureReason: null,
     createdAt: "2026-11-22T10:04:51.230Z",
     updatedAt: "2026-11-22T10:04:51.412Z",
+    meta: [{ name: "ticket", value: "SUP-4411" }],
   };
   const pendingRefund = { ...refund, status: "pending", updatedAt: refund.createdAt };
   const failedRefund = {
@@ -198,6 +201,7 @@ export function createOpenApiExamples(options: OpenApiExamplesOptions): OpenApiE
         value: {
           ...createRequest,
           clientReference: "order-1002",
+          meta: undefined,
           settlementAccounts: [{ settlementAccountId: accountId, splitAmount: 45000 }],
         },
       },

@@ -33,6 +33,8 @@ export interface ProtoSchemas {
   input(message: DescMessage, boundByPath: readonly string[]): JsonSchema;
   /** The schema of one request field as a query or path parameter. */
   parameter(field: DescField): JsonSchema;
+  /** The schema of a name/value list as a deepObject query parameter: the names as property names, each with its value. */
+  entries(field: DescField): JsonSchema;
   /** The component schemas made so far, by name. */
   readonly components: Record<string, JsonSchema>;
 }
@@ -211,6 +213,18 @@ export function createProtoSchemas(options: ProtoSchemasOptions): ProtoSchemas {
     output: (message) => messageRef(message, "output"),
     input: (message, boundByPath) => component(message.name, () => objectOf(message, "input", boundByPath)),
     parameter: (field) => orZero(field, rules.rulesOf(field), scalarOf(field, rules.rulesOf(field), "input")),
+    entries(field) {
+      if (field.fieldKind !== "list" || field.listKind !== "message") throw new Error(`${field.name} is not a list of entries`);
+      const [name, value] = field.message.fields as [DescField, DescField];
+      const schema: JsonSchema = {
+        type: "object",
+        propertyNames: scalarOf(name, rules.rulesOf(name), "input"),
+        additionalProperties: scalarOf(value, rules.rulesOf(value), "input"),
+      };
+      const list = rules.rulesOf(field)?.type;
+      if (list?.kind === "repeated" && list.rules.maxItems !== undefined) schema["maxProperties"] = Number(list.rules.maxItems);
+      return schema;
+    },
   };
 }
 

@@ -48,6 +48,7 @@ export function createLateSuccessRefunds(deps: LateSuccessRefundsDeps): LateSucc
           createdAt: now,
           updatedAt: now,
           checkAfter: new Date(now.getTime() + deps.firstCheckAfterMs),
+          meta: [],
         };
       });
       if (!reservation?.reserved) return;

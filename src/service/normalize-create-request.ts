@@ -1,6 +1,8 @@
 import type { CreatePaymentIntentRequest } from "../../gen/payments/v2/payment_intent_pb.js";
+import type { MetaEntry } from "../domain/meta.js";
 import type { SettlementSplit } from "../domain/payment-intent.js";
 import { invalid } from "../rules/invalid.js";
+import { metaEntriesOf } from "./meta-entries.js";
 import type { PaymentMethodCatalogue } from "./payment-method-catalogue.js";
 
 /** NormalizedCreate is a create request that passed every rule, with defaults filled in. */
@@ -13,6 +15,7 @@ export interface NormalizedCreate {
   paymentMethods: string[];
   callbackUrl: string | null;
   splits: SettlementSplit[];
+  meta: MetaEntry[];
 }
 
 /**
@@ -68,5 +71,6 @@ export function normalizeCreateRequest(
     // The field's rule accepted it; stored in the WHATWG serialisation, as the checkout page reads it back.
     callbackUrl: request.callbackUrl === undefined ? null : new URL(request.callbackUrl).href,
     splits,
+    meta: metaEntriesOf(request.meta),
   };
 }

@@ -3,6 +3,7 @@ import type { SettlementAccount } from "../../gen/payments/v2/settlement_account
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import type { PaymentIntentRecord } from "../domain/payment-intent.js";
 import type { SettlementAccountRecord } from "../domain/settlement-account.js";
+import { metaMessages } from "./meta-entries.js";
 import { isLapsed } from "./payment-expiry.js";
 import type { PaymentMethodCatalogue } from "./payment-method-catalogue.js";
 
@@ -81,7 +82,7 @@ export function createPaymentIntentPresenter(deps: { publicUrl: string; catalogu
       paymentMethods: record.paymentMethods.map(methodOf),
       callbackUrl: record.callbackUrl ?? undefined,
       transaction: record.transaction ?? undefined,
-      meta: [],
+      meta: metaMessages(record.meta),
       createdAt: timestamp(record.createdAt),
       updatedAt: timestamp(lapsed ? record.expiresAt : record.updatedAt),
       amountRefunded: record.amountRefunded,

@@ -14,6 +14,7 @@ import type { IdGenerator } from "../lib/ids.js";
 import type { PaymentIntentStore } from "../store/payment-intent-store.js";
 import type { SettlementAccountStore } from "../store/settlement-account-store.js";
 import { invalid } from "../rules/invalid.js";
+import { metaEntriesOf } from "./meta-entries.js";
 import { normalizeCreateRequest, type NormalizedCreate } from "./normalize-create-request.js";
 import type { PageTokenCodec } from "./page-token.js";
 import { ignorePaymentEvents, type PaymentEvents } from "./payment-events.js";
@@ -98,6 +99,7 @@ export function createPaymentIntentService(deps: PaymentIntentServiceDeps): Paym
         transaction: null,
         nextActionUrl: null,
         splits: input.splits,
+        meta: input.meta,
         checkoutToken: ids.checkoutToken(merchantId),
         requestFingerprint: fingerprint,
         createdAt: now,
@@ -137,7 +139,9 @@ export function createPaymentIntentService(deps: PaymentIntentServiceDeps): Paym
     async list(merchantId, request) {
       // The field rules ran in the pipeline: pageSize is in range (its default filled in), the filters well-formed.
       const pageSize = request.pageSize!;
-      const scope = { merchantId, query: ["payment_intents", request.clientReference, request.status] };
+      const meta = metaEntriesOf(request.meta);
+      // Meta filters join the token's scope only when given, so tokens issued before them keep working.
+      const scope = { merchantId, query: ["payment_intents", request.clientReference, request.status, ...meta.flatMap((e) => [e.name, e.value])] };
       let after;
       if (request.pageToken !== "") {
         after = deps.pageTokens.decode(request.pageToken, scope);
@@ -153,6 +157,7 @@ export function createPaymentIntentService(deps: PaymentIntentServiceDeps): Paym
         clientReference: request.clientReference || undefined,
         status: isPaymentIntentStatus(request.status) ? request.status : undefined,
         now,
+        ...(meta.length > 0 && { meta }),
       });
       const page = rows.length > pageSize ? rows.slice(0, pageSize) : rows;
       const last = page[page.length - 1]?.intent;
@@ -182,7 +187,7 @@ export function createPaymentIntentService(deps: PaymentIntentServiceDeps): Paym
 /**
  * fingerprintOf hashes what the client asked for, after normalisation, so a
  * retry that differs only in spelling a default (currency "" vs "NGN") still
- * replays. Methods are hashed as given: an omitted list stays "omitted" even if
+ * replays. Meta counts in order (a retry must repeat it as sent). Methods are hashed as given: an omitted list stays "omitted" even if
  * the operator enables another processor between the two requests.
  */
 function fingerprintOf(input: NormalizedCreate, methodsGiven: readonly string[]): string {
@@ -195,6 +200,8 @@ function fingerprintOf(input: NormalizedCreate, methodsGiven: readonly string[])
     methodsGiven,
     input.callbackUrl,
     input.splits.map((s) => [s.settlementAccountId, s.splitAmount.toString()]),
+    // Only when given, so intents created before meta existed still replay.
+    ...(input.meta.length > 0 ? [input.meta.map((e) => [e.name, e.value])] : []),
   ]);
   return hash("sha256", canonical, "hex");
 }

@@ -1,5 +1,6 @@
 import type { Refund } from "../../gen/payments/v2/refunds_pb.js";
 import type { RefundRecord } from "../domain/refund.js";
+import { metaMessages } from "./meta-entries.js";
 import { timestamp } from "./payment-intent-presenter.js";
 
 /**
@@ -19,5 +20,6 @@ export function refundMessage(record: RefundRecord): Refund {
     failureReason: record.failureReason ?? undefined,
     createdAt: timestamp(record.createdAt),
     updatedAt: timestamp(record.updatedAt),
+    meta: metaMessages(record.meta),
   };
 }

@@ -1,6 +1,7 @@
 import { hash } from "node:crypto";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { CreateRefundRequest, ListRefundsRequest, ListRefundsResponse, Refund } from "../../gen/payments/v2/refunds_pb.js";
+import type { MetaEntry } from "../domain/meta.js";
 import type { PaymentAttemptRecord } from "../domain/payment-attempt.js";
 import type { PaymentIntentRecord } from "../domain/payment-intent.js";
 import type { MerchantRefundReason, RefundRecord } from "../domain/refund.js";
@@ -10,6 +11,7 @@ import { invalid } from "../rules/invalid.js";
 import type { PaymentIntentStore } from "../store/payment-intent-store.js";
 import type { RefundStore } from "../store/refund-store.js";
 import type { PageTokenCodec } from "./page-token.js";
+import { metaEntriesOf } from "./meta-entries.js";
 import { isLapsed } from "./payment-expiry.js";
 import { refundMessage } from "./refund-presenter.js";
 import { attemptRefOf, type RefundSettler } from "./refund-settler.js";
@@ -110,6 +112,7 @@ export function createRefundService(deps: RefundServiceDeps): RefundService {
         createdAt: now,
         updatedAt: now,
         checkAfter: new Date(now.getTime() + deps.firstCheckAfterMs),
+        meta: request.meta,
       };
     };
   }
@@ -178,6 +181,7 @@ interface ValidRequest {
   amount: bigint | undefined;
   reason: MerchantRefundReason;
   clientReference: string;
+  meta: MetaEntry[];
   fingerprint: string;
 }
 
@@ -190,6 +194,9 @@ interface ValidRequest {
 function readCreate(request: CreateRefundRequest): ValidRequest {
   const reason = request.reason as MerchantRefundReason;
   const amount = request.amount;
-  const fingerprint = hash("sha256", JSON.stringify([request.paymentIntentId, amount?.toString() ?? null, reason]), "hex");
-  return { paymentIntentId: request.paymentIntentId, amount, reason, clientReference: request.clientReference, fingerprint };
+  const meta = metaEntriesOf(request.meta);
+  // Meta only when given, so refunds made before it existed still replay.
+  const metaPart = meta.length > 0 ? [meta.map((e) => [e.name, e.value])] : [];
+  const fingerprint = hash("sha256", JSON.stringify([request.paymentIntentId, amount?.toString() ?? null, reason, ...metaPart]), "hex");
+  return { paymentIntentId: request.paymentIntentId, amount, reason, clientReference: request.clientReference, meta, fingerprint };
 }

@@ -1,4 +1,5 @@
 import type { LateSuccessReason } from "../domain/late-success.js";
+import type { MetaEntry } from "../domain/meta.js";
 import type { PaymentAttemptRecord } from "../domain/payment-attempt.js";
 import type { PaymentIntentRecord, PaymentIntentStatus } from "../domain/payment-intent.js";
 import type { SettlementAccountRecord } from "../domain/settlement-account.js";
@@ -23,6 +24,8 @@ export interface ListQuery {
   status?: PaymentIntentStatus;
   /** The time lapsed pending intents are judged against. */
   now: Date;
+  /** Only intents whose meta has every one of these entries (each name once). */
+  meta?: readonly MetaEntry[];
 }
 
 /**

@@ -48,6 +48,7 @@ export function intentTexts(record: PaymentIntentRecord): (string | null)[] {
     record.requestFingerprint,
     ...record.paymentMethods,
     ...record.splits.map((s) => s.settlementAccountId),
+    ...record.meta.flatMap((e) => [e.name, e.value]),
   ];
 }
 
@@ -63,6 +64,7 @@ export function refundTexts(record: RefundRecord): (string | null)[] {
     record.failureReason,
     record.processor,
     record.processorReference,
+    ...record.meta.flatMap((e) => [e.name, e.value]),
   ];
 }
 

@@ -39,6 +39,8 @@ const values = {
   declineReason: `Distinct decline ${tag}`,
   amount: 987_654_321n,
   splitAmount: 12_345_678n,
+  metaName: `k.${tag}`,
+  metaValue: `Meta "${tag}" o'clock; drop --`,
 };
 
 describe("no client value in any SQL text", { skip }, () => {
@@ -109,6 +111,7 @@ describe("no client value in any SQL text", { skip }, () => {
       transaction: null,
       nextActionUrl: null,
       splits: [{ settlementAccountId: values.accountId, splitAmount: values.splitAmount }],
+      meta: [{ name: values.metaName, value: values.metaValue }],
       checkoutToken: values.checkoutToken,
       requestFingerprint: values.fingerprint,
       createdAt: now,
@@ -130,6 +133,8 @@ describe("no client value in any SQL text", { skip }, () => {
       await intents.list({ merchantId: values.merchantId, limit: 10, status, now });
       await intents.list({ merchantId: values.merchantId, limit: 10, status, now, clientReference: values.clientReference });
       await intents.list({ merchantId: values.merchantId, limit: 10, status, now, after: { createdAt: now, id: values.otherIntentId } });
+      const meta = [{ name: values.metaName, value: values.metaValue }, { name: `${values.metaName}2`, value: values.metaValue }];
+      await intents.list({ merchantId: values.merchantId, limit: 10, status, now, meta, after: { createdAt: now, id: values.otherIntentId } });
     }
     const paid = await intents.attempt(values.merchantId, values.otherIntentId, async (intent) => ({
       attempt: {
@@ -173,8 +178,12 @@ describe("no client value in any SQL text", { skip }, () => {
     // Each connection is a session of its own here, so each text is prepared
     // (sent) at most once per pooled connection.
     assert.equal(stores.settings.preparedStatements.usable, true);
+    // Except the meta-filtered lists: unnamed, so PostgreSQL plans each with its values (intent-sql.ts).
+    const metaFiltered = capture.statements.filter((s) => s.text.includes("from payment_intent_meta m0"));
+    assert.ok(metaFiltered.length >= 4, `captured ${metaFiltered.length} meta-filtered lists`);
+    assert.deepEqual(metaFiltered.filter((s) => s.name !== ""), [], "a meta-filtered list was prepared by name");
     const perText = new Map<string, number>();
-    for (const text of texts) perText.set(text, (perText.get(text) ?? 0) + 1);
+    for (const text of texts.filter((t) => !t.includes("from payment_intent_meta m0"))) perText.set(text, (perText.get(text) ?? 0) + 1);
     assert.ok(Math.max(...perText.values()) <= 3, "a statement text was sent more often than there are connections");
     const sent = [
       ...Object.values(values).map(String),
@@ -249,6 +258,7 @@ describe("no client value in any SQL text", { skip }, () => {
         transaction: null,
         nextActionUrl: null,
         splits: [],
+        meta: [],
         checkoutToken: hooks.token,
         requestFingerprint: values.fingerprint,
         createdAt: now,

@@ -222,10 +222,11 @@ describe(`the field rules at their boundaries, over REST and Connect, against th
           paymentMethod: [longestName],
           callbackUrl: "https://shop.example.com/paid",
           settlementAccounts: [{ settlementAccountId: accounts[0], splitAmount: 1 }],
+          meta: [{ name: "order_id", value: "A-1001" }],
         },
         CreateSettlementAccount: { accountName: "Ada Stores", accountNumber: "0123456789", bankName: "Example Bank", bankCode: "058" },
         CreateWebhookEndpoint: { url: "https://shop.example.com/hooks", eventTypes: ["payment_intent.succeeded"], description: "Orders" },
-        ListPaymentIntents: { clientReference: "boundary-1" },
+        ListPaymentIntents: { clientReference: "boundary-1", meta: [{ name: "order_id", value: "A-1001" }] },
         ListSettlementAccounts: {},
         ListEvents: {},
         ListWebhookDeliveries: { id: endpoint.id },
@@ -235,6 +236,8 @@ describe(`the field rules at their boundaries, over REST and Connect, against th
         paymentMethod: [...catalogue, "proc_g"],
         settlementAccounts: [...accounts, "sa_more"].map((settlementAccountId) => ({ settlementAccountId, splitAmount: 1 })),
         eventTypes,
+        // Names unique, as the service requires of meta and its filters.
+        meta: Array.from({ length: 51 }, (_, i) => ({ name: `key_${i}`, value: `value ${i}` })),
       },
     };
   });
@@ -256,6 +259,13 @@ describe(`the field rules at their boundaries, over REST and Connect, against th
       documentProblems = [];
       for (const parameter of (operation.parameters ?? []) as Parameter[]) {
         if (!("in" in parameter) || parameter.in !== "query" || json[parameter.name] === undefined) continue;
+        if (parameter.style === "deepObject") {
+          // A name/value list: meta[name]=value, which the document types as one object.
+          const entries = json[parameter.name] as { name: string; value: string }[];
+          for (const { name, value } of entries) query.append(`${parameter.name}[${name}]`, value);
+          documentProblems.push(...validator.problemsOf(parameter.schema, Object.fromEntries(entries.map((e) => [e.name, e.value]))));
+          continue;
+        }
         const text = String(json[parameter.name]);
         query.set(parameter.name, text);
         // A query value is text; the document types it.

@@ -38,7 +38,8 @@ describe("REST refunds", () => {
       const intent = await paidIntent(client);
       assert.equal(intent.amountRefunded, "0");
       clock.set("2026-11-22T10:05:00.123Z");
-      const res = await refunds.create(intent.id, { amount: 2500, reason: "requested_by_customer", clientReference: "rf-1" });
+      const meta = [{ name: "ticket", value: "SUP-4411" }];
+      const res = await refunds.create(intent.id, { amount: 2500, reason: "requested_by_customer", clientReference: "rf-1", meta });
       const refund = expectRefund(res, 201);
       assert.equal(res.headers.get("location"), `/v1/v2/refunds/${refund.id}`);
       assert.equal(res.headers.get("idempotent-replayed"), null);
@@ -52,6 +53,7 @@ describe("REST refunds", () => {
         failureReason: null,
         createdAt: "2026-11-22T10:05:00.123Z",
         updatedAt: "2026-11-22T10:05:00.123Z",
+        meta,
       });
       const after = await read(intent.id);
       assert.deepEqual(after, { ...intent, amountRefunded: "2500", updatedAt: "2026-11-22T10:05:00.123Z" });

@@ -10,8 +10,6 @@ import type { HttpRoute } from "../../src/http/http-route.js";
 import { expectConnectError } from "../rpc/support/rpc-helpers.js";
 import { createManualClock } from "../support/manual-clock.js";
 import { createRestClient, expectJson } from "../support/rest-client.js";
-import { keysUnder, randomPrefix, redisUnavailable, testRedisUrl } from "../support/redis.js";
-import { startServerProcess, type ServerProcess } from "../support/server-process.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 
 /** openSocket connects and collects everything the server sends until it closes. */
@@ -282,59 +280,5 @@ describe("HTTP/2 idle timeout with a slow request", () => {
       session.destroy();
       await server.close();
     }
-  });
-});
-
-describe("limits set through the environment (src/main.ts)", () => {
-  let server: ServerProcess;
-  const key = "sk_test_rate_limited_key_1";
-  before(async () => {
-    server = await startServerProcess({
-      apiKeys: `acme:${key}`,
-      env: { RATE_LIMIT_RPS: "1", RATE_LIMIT_BURST: "2", MAX_CONCURRENT_STREAMS: "9" },
-    });
-  });
-  after(() => server.stop());
-
-  it("applies RATE_LIMIT_RPS and RATE_LIMIT_BURST", async () => {
-    const list = () => fetch(`${server.url}/v1/v2/settlement-accounts`, { headers: { authorization: `Bearer ${key}` } });
-    const statuses = [];
-    for (let i = 0; i < 3; i++) statuses.push((await list()).status);
-    assert.deepEqual(statuses, [200, 200, 429]);
-    assert.equal((await list()).headers.get("retry-after"), "1");
-  });
-
-  it("applies MAX_CONCURRENT_STREAMS", async () => {
-    const session = http2.connect(server.url);
-    try {
-      const settings = await new Promise<http2.Settings>((resolve) => session.once("remoteSettings", resolve));
-      assert.equal(settings.maxConcurrentStreams, 9);
-    } finally {
-      session.destroy();
-    }
-  });
-});
-
-describe("the per-key limit across instances with REDIS_URL (src/main.ts)", { skip: await redisUnavailable() }, () => {
-  const key = "sk_test_shared_limit_key_1";
-  const prefix = randomPrefix();
-  let servers: ServerProcess[] = [];
-  before(async () => {
-    const env = { RATE_LIMIT_RPS: "1", RATE_LIMIT_BURST: "3", REDIS_URL: testRedisUrl, REDIS_KEY_PREFIX: prefix };
-    servers = await Promise.all([0, 1].map(() => startServerProcess({ apiKeys: `acme:${key}`, env })));
-  });
-  after(() => Promise.all(servers.map((server) => server.stop())));
-
-  it("counts a key's requests on every instance against one budget, stored under the prefix by hash", async () => {
-    const list = (server: ServerProcess) =>
-      fetch(`${server.url}/v1/v2/settlement-accounts`, { headers: { authorization: `Bearer ${key}` } });
-    const statuses = [];
-    // Alternating instances, as a balancer would: 3 pass in all, not 3 on each.
-    for (let i = 0; i < 6; i++) statuses.push((await list(servers[i % 2]!)).status);
-    assert.deepEqual(statuses, [200, 200, 200, 429, 429, 429]);
-    const keys = await keysUnder(testRedisUrl, prefix);
-    assert.equal(keys.length, 1);
-    assert.match(keys[0]!, new RegExp(`^${prefix}:api-key:[0-9a-f]{64}$`));
-    for (const server of servers) assert.match(server.stderr(), /rate limits are shared through Redis/);
   });
 });

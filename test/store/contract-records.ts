@@ -80,6 +80,7 @@ export function intentRecord(overrides: Partial<PaymentIntentRecord> = {}): Paym
     transaction: overrides.status === "successful" ? `txn_${id}` : null,
     nextActionUrl: null,
     splits: [],
+    meta: [],
     checkoutToken: createHash("sha256").update(`checkout ${id}`).digest("base64url"),
     requestFingerprint: createHash("sha256").update(`request ${id}`).digest("hex"),
     createdAt,

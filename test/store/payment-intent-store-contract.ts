@@ -21,6 +21,7 @@ import {
 } from "./contract-records.js";
 import { attemptLifecycleContract } from "./attempt-lifecycle-contract.js";
 import { listWithAccountsContract } from "./list-with-accounts-contract.js";
+import { metaContract } from "./meta-contract.js";
 import { settlementAccountStoreContract } from "./settlement-account-store-contract.js";
 import { unstorableTextContract } from "./unstorable-text-contract.js";
 
@@ -550,6 +551,7 @@ export function paymentIntentStoreContract(name: string, makeStores: () => Promi
     listWithAccountsContract(context);
     attemptLifecycleContract(context);
     unstorableTextContract(context);
+    metaContract(context);
   });
 }
 

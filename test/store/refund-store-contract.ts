@@ -93,6 +93,7 @@ export function describeRefundStoreContract(name: string, makeStores: MakeRefund
         createdAt: at(100 + n),
         updatedAt: at(100 + n),
         checkAfter: at(200 + n),
+        meta: [],
         ...overrides,
       };
     }

@@ -69,7 +69,7 @@ describe("createRestEncoders", () => {
       paymentMethods: [{ id: "pm_card", type: "card", attributes: [{ name: "Visa" }] }, { id: "pm_ussd", type: "ussd" }],
       callbackUrl: "https://shop.example.com/return",
       transaction: "",
-      meta: [{ source: "pos", lane: 3 }],
+      meta: [{ name: "order_id", value: "A-1001" }],
       settlementAccounts: [{ settlementAccountId: "sa_1", splitAmount: 9_007_199_254_740_993n }],
       createdAt,
       updatedAt,
@@ -84,7 +84,7 @@ describe("createRestEncoders", () => {
       callbackUrl: "https://shop.example.com/return",
       // An optional field set to its zero value is still present.
       transaction: "",
-      meta: [{ source: "pos", lane: 3 }],
+      meta: [{ name: "order_id", value: "A-1001" }],
       settlementAccounts: [{ settlementAccountId: "sa_1", splitAmount: "9007199254740993" }],
       createdAt: "2024-05-01T10:00:00.000Z",
       updatedAt: "2024-05-01T10:00:01.050Z",

@@ -22,6 +22,7 @@ describe("normalizeCreateRequest", () => {
       paymentMethods: ["card", "bank_transfer", "ussd", "paystack"],
       callbackUrl: null,
       splits: [],
+      meta: [],
     });
   });
 

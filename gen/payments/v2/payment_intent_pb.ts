@@ -13,17 +13,17 @@ import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegen
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_google_api_annotations } from "../../google/api/annotations_pb.js";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
-import { file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import { file_payments_rules_v1_rules } from "../rules/v1/rules_pb.js";
 import type { SettlementAccount } from "./settlement_account_pb.js";
 import { file_payments_v2_settlement_account } from "./settlement_account_pb.js";
-import type { JsonObject, Message } from "@bufbuild/protobuf";
+import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file payments/v2/payment_intent.proto.
  */
 export const file_payments_v2_payment_intent: GenFile = /*@__PURE__*/
-  fileDesc("CiBwYXltZW50cy92Mi9wYXltZW50X2ludGVudC5wcm90bxILcGF5bWVudHMudjIi9wMKGkNyZWF0ZVBheW1lbnRJbnRlbnRSZXF1ZXN0EhsKBmFtb3VudBgBIAEoA0ILuv0YB8o+BGtvYm8SJwoOY3VzdG9tZXJfZW1haWwYAiABKAlCD7r9GAvIAQHKPgVlbWFpbBIhCghjdXJyZW5jeRgDIAEoCUIPuv0YC8o+CGN1cnJlbmN5EjQKEGNsaWVudF9yZWZlcmVuY2UYBCABKAlCGrr9GBbIAQHKPhBjbGllbnRfcmVmZXJlbmNlEiYKDXJlY2VpcHRfZW1haWwYBSABKAlCD7r9GAvYAQHKPgVlbWFpbBJnCg5wYXltZW50X21ldGhvZBgGIAMoCUJPuv0YS9gBAdI+JG1heSBsaXN0IGF0IG1vc3Qge21heF9pdGVtc30gbWV0aG9kc5IBHggBEAoYASIWyj4TcGF5bWVudF9tZXRob2RfbmFtZRIqCgxjYWxsYmFja191cmwYByABKAlCD7r9GAvKPghodHRwX3VybEgAiAEBEmwKE3NldHRsZW1lbnRfYWNjb3VudHMYCCADKAsyHC5wYXltZW50cy52Mi5TZXR0bGVtZW50U3BsaXRCMbr9GC3SPiVtYXkgbGlzdCBhdCBtb3N0IHttYXhfaXRlbXN9IGFjY291bnRzkgECEApCDwoNX2NhbGxiYWNrX3VybCJcCg9TZXR0bGVtZW50U3BsaXQSJgoVc2V0dGxlbWVudF9hY2NvdW50X2lkGAEgASgJQge6/RgDyAEBEiEKDHNwbGl0X2Ftb3VudBgCIAEoA0ILuv0YB8o+BGtvYm8inAEKDVBheW1lbnRNZXRob2QSKAoCaWQYASABKAlCHLr9GBhyFjIUXnBtX1thLXpdW2EtejAtOV9dKiQSKAoEdHlwZRgCIAEoCUIauv0YFso+E3BheW1lbnRfbWV0aG9kX25hbWUSNwoKYXR0cmlidXRlcxgDIAMoCzIjLnBheW1lbnRzLnYyLlBheW1lbnRNZXRob2RBdHRyaWJ1dGUiMAoWUGF5bWVudE1ldGhvZEF0dHJpYnV0ZRIWCgRuYW1lGAEgASgJQgi6/RgEcgIQASJKCgpOZXh0QWN0aW9uEh4KBHR5cGUYASABKAlCELr9GAxyCgoIcmVkaXJlY3QSHAoDdXJsGAIgASgJQg+6/RgLyj4IaHR0cF91cmwiiwcKDVBheW1lbnRJbnRlbnQSJAoCaWQYASABKAlCGLr9GBTKPhFwYXltZW50X2ludGVudF9pZBIbCgZhbW91bnQYAiABKANCC7r9GAfKPgRrb2JvEiEKDHRvdGFsX2Ftb3VudBgDIAEoA0ILuv0YB8o+BGtvYm8SIQoIY3VycmVuY3kYBCABKAlCD7r9GAvKPghjdXJyZW5jeRIjCg1yZWNlaXB0X2VtYWlsGAUgASgJQgy6/RgIyj4FZW1haWwSJAoOY3VzdG9tZXJfZW1haWwYBiABKAlCDLr9GAjKPgVlbWFpbBIfCgdjb3VudHJ5GAcgASgJQg66/RgKyj4HY291bnRyeRIsCgZzdGF0dXMYCCABKAlCHLr9GBjKPhVwYXltZW50X2ludGVudF9zdGF0dXMSKwoNY2hlY2tvdXRfbGluaxgJIAEoCUIUuv0YEMo+DWNoZWNrb3V0X2xpbmsSMQoQY2xpZW50X3JlZmVyZW5jZRgKIAEoCUIXuv0YE8o+EGNsaWVudF9yZWZlcmVuY2USPgoPcGF5bWVudF9tZXRob2RzGAsgAygLMhoucGF5bWVudHMudjIuUGF5bWVudE1ldGhvZEIJuv0YBZIBAggBEioKDGNhbGxiYWNrX3VybBgMIAEoCUIPuv0YC8o+CGh0dHBfdXJsSACIAQESIgoLdHJhbnNhY3Rpb24YDSABKAlCCLr9GARyAhABSAGIAQESJQoEbWV0YRgOIAMoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSOQoTc2V0dGxlbWVudF9hY2NvdW50cxgPIAMoCzIcLnBheW1lbnRzLnYyLlNldHRsZW1lbnRTcGxpdBI3CgpjcmVhdGVkX2F0GBAgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIHuv0YA8gBARI3Cgp1cGRhdGVkX2F0GBEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIHuv0YA8gBARIwCg9hbW91bnRfcmVmdW5kZWQYEyABKANCErr9GA7IAQEiCRiAoJSljR0oAEgCiAEBEiwKC25leHRfYWN0aW9uGBQgASgLMhcucGF5bWVudHMudjIuTmV4dEFjdGlvbkIPCg1fY2FsbGJhY2tfdXJsQg4KDF90cmFuc2FjdGlvbkISChBfYW1vdW50X3JlZnVuZGVkIpQHChVQYXltZW50SW50ZW50TGlzdEl0ZW0SJAoCaWQYASABKAlCGLr9GBTKPhFwYXltZW50X2ludGVudF9pZBIbCgZhbW91bnQYAiABKANCC7r9GAfKPgRrb2JvEiEKDHRvdGFsX2Ftb3VudBgDIAEoA0ILuv0YB8o+BGtvYm8SIQoIY3VycmVuY3kYBCABKAlCD7r9GAvKPghjdXJyZW5jeRIjCg1yZWNlaXB0X2VtYWlsGAUgASgJQgy6/RgIyj4FZW1haWwSJAoOY3VzdG9tZXJfZW1haWwYBiABKAlCDLr9GAjKPgVlbWFpbBIfCgdjb3VudHJ5GAcgASgJQg66/RgKyj4HY291bnRyeRIsCgZzdGF0dXMYCCABKAlCHLr9GBjKPhVwYXltZW50X2ludGVudF9zdGF0dXMSKwoNY2hlY2tvdXRfbGluaxgJIAEoCUIUuv0YEMo+DWNoZWNrb3V0X2xpbmsSMQoQY2xpZW50X3JlZmVyZW5jZRgKIAEoCUIXuv0YE8o+EGNsaWVudF9yZWZlcmVuY2USPgoPcGF5bWVudF9tZXRob2RzGAsgAygLMhoucGF5bWVudHMudjIuUGF5bWVudE1ldGhvZEIJuv0YBZIBAggBEioKDGNhbGxiYWNrX3VybBgMIAEoCUIPuv0YC8o+CGh0dHBfdXJsSACIAQESIgoLdHJhbnNhY3Rpb24YDSABKAlCCLr9GARyAhABSAGIAQESJQoEbWV0YRgOIAMoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSOgoSc2V0dGxlbWVudF9hY2NvdW50GA8gASgLMh4ucGF5bWVudHMudjIuU2V0dGxlbWVudEFjY291bnQSNwoKY3JlYXRlZF9hdBgQIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCB7r9GAPIAQESNwoKdXBkYXRlZF9hdBgRIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCB7r9GAPIAQESMAoPYW1vdW50X3JlZnVuZGVkGBMgASgDQhK6/RgOyAEBIgkYgKCUpY0dKABIAogBARIsCgtuZXh0X2FjdGlvbhgUIAEoCzIXLnBheW1lbnRzLnYyLk5leHRBY3Rpb25CDwoNX2NhbGxiYWNrX3VybEIOCgxfdHJhbnNhY3Rpb25CEgoQX2Ftb3VudF9yZWZ1bmRlZCIlChdHZXRQYXltZW50SW50ZW50UmVxdWVzdBIKCgJpZBgBIAEoCSLOAQoZTGlzdFBheW1lbnRJbnRlbnRzUmVxdWVzdBIoCglwYWdlX3NpemUYASABKAVCELr9GAzKPglwYWdlX3NpemVIAIgBARISCgpwYWdlX3Rva2VuGAIgASgJEjQKEGNsaWVudF9yZWZlcmVuY2UYAyABKAlCGrr9GBbYAQHKPhBjbGllbnRfcmVmZXJlbmNlEi8KBnN0YXR1cxgEIAEoCUIfuv0YG9gBAco+FXBheW1lbnRfaW50ZW50X3N0YXR1c0IMCgpfcGFnZV9zaXplInIKGkxpc3RQYXltZW50SW50ZW50c1Jlc3BvbnNlEjsKD3BheW1lbnRfaW50ZW50cxgBIAMoCzIiLnBheW1lbnRzLnYyLlBheW1lbnRJbnRlbnRMaXN0SXRlbRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiKAoaRGVsZXRlUGF5bWVudEludGVudFJlcXVlc3QSCgoCaWQYASABKAkijQEKG0RlbGV0ZVBheW1lbnRJbnRlbnRSZXNwb25zZRIZCgZzdGF0dXMYASABKAVCCbr9GAUaAwjIARIZCgV0aXRsZRgCIAEoCUIKuv0YBnIECgJPSxI4CgdtZXNzYWdlGAMgASgJQie6/RgjciEyH15QYXltZW50IGludGVudCBwaV9cUysgZGVsZXRlZCQypAQKFFBheW1lbnRJbnRlbnRTZXJ2aWNlEnoKE0NyZWF0ZVBheW1lbnRJbnRlbnQSJy5wYXltZW50cy52Mi5DcmVhdGVQYXltZW50SW50ZW50UmVxdWVzdBoaLnBheW1lbnRzLnYyLlBheW1lbnRJbnRlbnQiHoLT5JMCGDoBKiITL3YyL3BheW1lbnQtaW50ZW50cxJ+ChBHZXRQYXltZW50SW50ZW50EiQucGF5bWVudHMudjIuR2V0UGF5bWVudEludGVudFJlcXVlc3QaIi5wYXltZW50cy52Mi5QYXltZW50SW50ZW50TGlzdEl0ZW0iIILT5JMCGhIYL3YyL3BheW1lbnQtaW50ZW50cy97aWR9EoIBChJMaXN0UGF5bWVudEludGVudHMSJi5wYXltZW50cy52Mi5MaXN0UGF5bWVudEludGVudHNSZXF1ZXN0GicucGF5bWVudHMudjIuTGlzdFBheW1lbnRJbnRlbnRzUmVzcG9uc2UiG4LT5JMCFRITL3YyL3BheW1lbnQtaW50ZW50cxKKAQoTRGVsZXRlUGF5bWVudEludGVudBInLnBheW1lbnRzLnYyLkRlbGV0ZVBheW1lbnRJbnRlbnRSZXF1ZXN0GigucGF5bWVudHMudjIuRGVsZXRlUGF5bWVudEludGVudFJlc3BvbnNlIiCC0+STAhoqGC92Mi9wYXltZW50LWludGVudHMve2lkfWIGcHJvdG8z", [file_google_api_annotations, file_google_protobuf_struct, file_google_protobuf_timestamp, file_payments_rules_v1_rules, file_payments_v2_settlement_account]);
+  fileDesc("CiBwYXltZW50cy92Mi9wYXltZW50X2ludGVudC5wcm90bxILcGF5bWVudHMudjIizwQKGkNyZWF0ZVBheW1lbnRJbnRlbnRSZXF1ZXN0EhsKBmFtb3VudBgBIAEoA0ILuv0YB8o+BGtvYm8SJwoOY3VzdG9tZXJfZW1haWwYAiABKAlCD7r9GAvIAQHKPgVlbWFpbBIhCghjdXJyZW5jeRgDIAEoCUIPuv0YC8o+CGN1cnJlbmN5EjQKEGNsaWVudF9yZWZlcmVuY2UYBCABKAlCGrr9GBbIAQHKPhBjbGllbnRfcmVmZXJlbmNlEiYKDXJlY2VpcHRfZW1haWwYBSABKAlCD7r9GAvYAQHKPgVlbWFpbBJnCg5wYXltZW50X21ldGhvZBgGIAMoCUJPuv0YS9gBAdI+JG1heSBsaXN0IGF0IG1vc3Qge21heF9pdGVtc30gbWV0aG9kc5IBHggBEAoYASIWyj4TcGF5bWVudF9tZXRob2RfbmFtZRIqCgxjYWxsYmFja191cmwYByABKAlCD7r9GAvKPghodHRwX3VybEgAiAEBEmwKE3NldHRsZW1lbnRfYWNjb3VudHMYCCADKAsyHC5wYXltZW50cy52Mi5TZXR0bGVtZW50U3BsaXRCMbr9GC3SPiVtYXkgbGlzdCBhdCBtb3N0IHttYXhfaXRlbXN9IGFjY291bnRzkgECEAoSVgoEbWV0YRgJIAMoCzIWLnBheW1lbnRzLnYyLk1ldGFFbnRyeUIwuv0YLNI+JG1heSBsaXN0IGF0IG1vc3Qge21heF9pdGVtc30gZW50cmllc5IBAhAyQg8KDV9jYWxsYmFja191cmwiTQoJTWV0YUVudHJ5Eh4KBG5hbWUYASABKAlCELr9GAzKPgltZXRhX25hbWUSIAoFdmFsdWUYAiABKAlCEbr9GA3KPgptZXRhX3ZhbHVlIlwKD1NldHRsZW1lbnRTcGxpdBImChVzZXR0bGVtZW50X2FjY291bnRfaWQYASABKAlCB7r9GAPIAQESIQoMc3BsaXRfYW1vdW50GAIgASgDQgu6/RgHyj4Ea29ibyKcAQoNUGF5bWVudE1ldGhvZBIoCgJpZBgBIAEoCUIcuv0YGHIWMhRecG1fW2Etel1bYS16MC05X10qJBIoCgR0eXBlGAIgASgJQhq6/RgWyj4TcGF5bWVudF9tZXRob2RfbmFtZRI3CgphdHRyaWJ1dGVzGAMgAygLMiMucGF5bWVudHMudjIuUGF5bWVudE1ldGhvZEF0dHJpYnV0ZSIwChZQYXltZW50TWV0aG9kQXR0cmlidXRlEhYKBG5hbWUYASABKAlCCLr9GARyAhABIkoKCk5leHRBY3Rpb24SHgoEdHlwZRgBIAEoCUIQuv0YDHIKCghyZWRpcmVjdBIcCgN1cmwYAiABKAlCD7r9GAvKPghodHRwX3VybCKKBwoNUGF5bWVudEludGVudBIkCgJpZBgBIAEoCUIYuv0YFMo+EXBheW1lbnRfaW50ZW50X2lkEhsKBmFtb3VudBgCIAEoA0ILuv0YB8o+BGtvYm8SIQoMdG90YWxfYW1vdW50GAMgASgDQgu6/RgHyj4Ea29ibxIhCghjdXJyZW5jeRgEIAEoCUIPuv0YC8o+CGN1cnJlbmN5EiMKDXJlY2VpcHRfZW1haWwYBSABKAlCDLr9GAjKPgVlbWFpbBIkCg5jdXN0b21lcl9lbWFpbBgGIAEoCUIMuv0YCMo+BWVtYWlsEh8KB2NvdW50cnkYByABKAlCDrr9GArKPgdjb3VudHJ5EiwKBnN0YXR1cxgIIAEoCUIcuv0YGMo+FXBheW1lbnRfaW50ZW50X3N0YXR1cxIrCg1jaGVja291dF9saW5rGAkgASgJQhS6/RgQyj4NY2hlY2tvdXRfbGluaxIxChBjbGllbnRfcmVmZXJlbmNlGAogASgJQhe6/RgTyj4QY2xpZW50X3JlZmVyZW5jZRI+Cg9wYXltZW50X21ldGhvZHMYCyADKAsyGi5wYXltZW50cy52Mi5QYXltZW50TWV0aG9kQgm6/RgFkgECCAESKgoMY2FsbGJhY2tfdXJsGAwgASgJQg+6/RgLyj4IaHR0cF91cmxIAIgBARIiCgt0cmFuc2FjdGlvbhgNIAEoCUIIuv0YBHICEAFIAYgBARIkCgRtZXRhGA4gAygLMhYucGF5bWVudHMudjIuTWV0YUVudHJ5EjkKE3NldHRsZW1lbnRfYWNjb3VudHMYDyADKAsyHC5wYXltZW50cy52Mi5TZXR0bGVtZW50U3BsaXQSNwoKY3JlYXRlZF9hdBgQIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCB7r9GAPIAQESNwoKdXBkYXRlZF9hdBgRIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCB7r9GAPIAQESMAoPYW1vdW50X3JlZnVuZGVkGBMgASgDQhK6/RgOyAEBIgkYgKCUpY0dKABIAogBARIsCgtuZXh0X2FjdGlvbhgUIAEoCzIXLnBheW1lbnRzLnYyLk5leHRBY3Rpb25CDwoNX2NhbGxiYWNrX3VybEIOCgxfdHJhbnNhY3Rpb25CEgoQX2Ftb3VudF9yZWZ1bmRlZCKTBwoVUGF5bWVudEludGVudExpc3RJdGVtEiQKAmlkGAEgASgJQhi6/RgUyj4RcGF5bWVudF9pbnRlbnRfaWQSGwoGYW1vdW50GAIgASgDQgu6/RgHyj4Ea29ibxIhCgx0b3RhbF9hbW91bnQYAyABKANCC7r9GAfKPgRrb2JvEiEKCGN1cnJlbmN5GAQgASgJQg+6/RgLyj4IY3VycmVuY3kSIwoNcmVjZWlwdF9lbWFpbBgFIAEoCUIMuv0YCMo+BWVtYWlsEiQKDmN1c3RvbWVyX2VtYWlsGAYgASgJQgy6/RgIyj4FZW1haWwSHwoHY291bnRyeRgHIAEoCUIOuv0YCso+B2NvdW50cnkSLAoGc3RhdHVzGAggASgJQhy6/RgYyj4VcGF5bWVudF9pbnRlbnRfc3RhdHVzEisKDWNoZWNrb3V0X2xpbmsYCSABKAlCFLr9GBDKPg1jaGVja291dF9saW5rEjEKEGNsaWVudF9yZWZlcmVuY2UYCiABKAlCF7r9GBPKPhBjbGllbnRfcmVmZXJlbmNlEj4KD3BheW1lbnRfbWV0aG9kcxgLIAMoCzIaLnBheW1lbnRzLnYyLlBheW1lbnRNZXRob2RCCbr9GAWSAQIIARIqCgxjYWxsYmFja191cmwYDCABKAlCD7r9GAvKPghodHRwX3VybEgAiAEBEiIKC3RyYW5zYWN0aW9uGA0gASgJQgi6/RgEcgIQAUgBiAEBEiQKBG1ldGEYDiADKAsyFi5wYXltZW50cy52Mi5NZXRhRW50cnkSOgoSc2V0dGxlbWVudF9hY2NvdW50GA8gASgLMh4ucGF5bWVudHMudjIuU2V0dGxlbWVudEFjY291bnQSNwoKY3JlYXRlZF9hdBgQIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCB7r9GAPIAQESNwoKdXBkYXRlZF9hdBgRIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCB7r9GAPIAQESMAoPYW1vdW50X3JlZnVuZGVkGBMgASgDQhK6/RgOyAEBIgkYgKCUpY0dKABIAogBARIsCgtuZXh0X2FjdGlvbhgUIAEoCzIXLnBheW1lbnRzLnYyLk5leHRBY3Rpb25CDwoNX2NhbGxiYWNrX3VybEIOCgxfdHJhbnNhY3Rpb25CEgoQX2Ftb3VudF9yZWZ1bmRlZCIlChdHZXRQYXltZW50SW50ZW50UmVxdWVzdBIKCgJpZBgBIAEoCSKrAgoZTGlzdFBheW1lbnRJbnRlbnRzUmVxdWVzdBIoCglwYWdlX3NpemUYASABKAVCELr9GAzKPglwYWdlX3NpemVIAIgBARISCgpwYWdlX3Rva2VuGAIgASgJEjQKEGNsaWVudF9yZWZlcmVuY2UYAyABKAlCGrr9GBbYAQHKPhBjbGllbnRfcmVmZXJlbmNlEi8KBnN0YXR1cxgEIAEoCUIfuv0YG9gBAco+FXBheW1lbnRfaW50ZW50X3N0YXR1cxJbCgRtZXRhGAUgAygLMhYucGF5bWVudHMudjIuTWV0YUVudHJ5QjW6/Rgx0j4pbWF5IGZpbHRlciBvbiBhdCBtb3N0IHttYXhfaXRlbXN9IGVudHJpZXOSAQIQCkIMCgpfcGFnZV9zaXplInIKGkxpc3RQYXltZW50SW50ZW50c1Jlc3BvbnNlEjsKD3BheW1lbnRfaW50ZW50cxgBIAMoCzIiLnBheW1lbnRzLnYyLlBheW1lbnRJbnRlbnRMaXN0SXRlbRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiKAoaRGVsZXRlUGF5bWVudEludGVudFJlcXVlc3QSCgoCaWQYASABKAkijQEKG0RlbGV0ZVBheW1lbnRJbnRlbnRSZXNwb25zZRIZCgZzdGF0dXMYASABKAVCCbr9GAUaAwjIARIZCgV0aXRsZRgCIAEoCUIKuv0YBnIECgJPSxI4CgdtZXNzYWdlGAMgASgJQie6/RgjciEyH15QYXltZW50IGludGVudCBwaV9cUysgZGVsZXRlZCQypAQKFFBheW1lbnRJbnRlbnRTZXJ2aWNlEnoKE0NyZWF0ZVBheW1lbnRJbnRlbnQSJy5wYXltZW50cy52Mi5DcmVhdGVQYXltZW50SW50ZW50UmVxdWVzdBoaLnBheW1lbnRzLnYyLlBheW1lbnRJbnRlbnQiHoLT5JMCGDoBKiITL3YyL3BheW1lbnQtaW50ZW50cxJ+ChBHZXRQYXltZW50SW50ZW50EiQucGF5bWVudHMudjIuR2V0UGF5bWVudEludGVudFJlcXVlc3QaIi5wYXltZW50cy52Mi5QYXltZW50SW50ZW50TGlzdEl0ZW0iIILT5JMCGhIYL3YyL3BheW1lbnQtaW50ZW50cy97aWR9EoIBChJMaXN0UGF5bWVudEludGVudHMSJi5wYXltZW50cy52Mi5MaXN0UGF5bWVudEludGVudHNSZXF1ZXN0GicucGF5bWVudHMudjIuTGlzdFBheW1lbnRJbnRlbnRzUmVzcG9uc2UiG4LT5JMCFRITL3YyL3BheW1lbnQtaW50ZW50cxKKAQoTRGVsZXRlUGF5bWVudEludGVudBInLnBheW1lbnRzLnYyLkRlbGV0ZVBheW1lbnRJbnRlbnRSZXF1ZXN0GigucGF5bWVudHMudjIuRGVsZXRlUGF5bWVudEludGVudFJlc3BvbnNlIiCC0+STAhoqGC92Mi9wYXltZW50LWludGVudHMve2lkfWIGcHJvdG8z", [file_google_api_annotations, file_google_protobuf_timestamp, file_payments_rules_v1_rules, file_payments_v2_settlement_account]);
 
 /**
  * CreatePaymentIntentRequest is the body of POST /v2/payment-intents (§4.1).
@@ -88,6 +88,15 @@ export type CreatePaymentIntentRequest = Message<"payments.v2.CreatePaymentInten
    * @generated from field: repeated payments.v2.SettlementSplit settlement_accounts = 8;
    */
   settlementAccounts: SettlementSplit[];
+
+  /**
+   * The merchant's own data (an order id, a customer number), returned on
+   * every read and in events; each name once. Part of the request an
+   * idempotent retry must repeat.
+   *
+   * @generated from field: repeated payments.v2.MetaEntry meta = 9;
+   */
+  meta: MetaEntry[];
 };
 
 /**
@@ -96,6 +105,31 @@ export type CreatePaymentIntentRequest = Message<"payments.v2.CreatePaymentInten
  */
 export const CreatePaymentIntentRequestSchema: GenMessage<CreatePaymentIntentRequest> = /*@__PURE__*/
   messageDesc(file_payments_v2_payment_intent, 0);
+
+/**
+ * MetaEntry is one item of the merchant's own data: a name and its value
+ * (§2.1 meta).
+ *
+ * @generated from message payments.v2.MetaEntry
+ */
+export type MetaEntry = Message<"payments.v2.MetaEntry"> & {
+  /**
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string value = 2;
+   */
+  value: string;
+};
+
+/**
+ * Describes the message payments.v2.MetaEntry.
+ * Use `create(MetaEntrySchema)` to create a new message.
+ */
+export const MetaEntrySchema: GenMessage<MetaEntry> = /*@__PURE__*/
+  messageDesc(file_payments_v2_payment_intent, 1);
 
 /**
  * SettlementSplit sends split_amount kobo of a payment to one settlement account
@@ -122,7 +156,7 @@ export type SettlementSplit = Message<"payments.v2.SettlementSplit"> & {
  * Use `create(SettlementSplitSchema)` to create a new message.
  */
 export const SettlementSplitSchema: GenMessage<SettlementSplit> = /*@__PURE__*/
-  messageDesc(file_payments_v2_payment_intent, 1);
+  messageDesc(file_payments_v2_payment_intent, 2);
 
 /**
  * PaymentMethod is one allowed way to pay (§2.2).
@@ -155,7 +189,7 @@ export type PaymentMethod = Message<"payments.v2.PaymentMethod"> & {
  * Use `create(PaymentMethodSchema)` to create a new message.
  */
 export const PaymentMethodSchema: GenMessage<PaymentMethod> = /*@__PURE__*/
-  messageDesc(file_payments_v2_payment_intent, 2);
+  messageDesc(file_payments_v2_payment_intent, 3);
 
 /**
  * PaymentMethodAttribute names one thing the customer can use with a method
@@ -175,7 +209,7 @@ export type PaymentMethodAttribute = Message<"payments.v2.PaymentMethodAttribute
  * Use `create(PaymentMethodAttributeSchema)` to create a new message.
  */
 export const PaymentMethodAttributeSchema: GenMessage<PaymentMethodAttribute> = /*@__PURE__*/
-  messageDesc(file_payments_v2_payment_intent, 3);
+  messageDesc(file_payments_v2_payment_intent, 4);
 
 /**
  * NextAction is what the customer must do elsewhere to finish paying (a
@@ -202,7 +236,7 @@ export type NextAction = Message<"payments.v2.NextAction"> & {
  * Use `create(NextActionSchema)` to create a new message.
  */
 export const NextActionSchema: GenMessage<NextAction> = /*@__PURE__*/
-  messageDesc(file_payments_v2_payment_intent, 4);
+  messageDesc(file_payments_v2_payment_intent, 5);
 
 /**
  * PaymentIntent is the create response (§2.1).
@@ -284,11 +318,11 @@ export type PaymentIntent = Message<"payments.v2.PaymentIntent"> & {
   transaction?: string | undefined;
 
   /**
-   * Always empty for now.
+   * The merchant's own data, as given at create, in its order; [] when none.
    *
-   * @generated from field: repeated google.protobuf.Struct meta = 14;
+   * @generated from field: repeated payments.v2.MetaEntry meta = 14;
    */
-  meta: JsonObject[];
+  meta: MetaEntry[];
 
   /**
    * @generated from field: repeated payments.v2.SettlementSplit settlement_accounts = 15;
@@ -327,7 +361,7 @@ export type PaymentIntent = Message<"payments.v2.PaymentIntent"> & {
  * Use `create(PaymentIntentSchema)` to create a new message.
  */
 export const PaymentIntentSchema: GenMessage<PaymentIntent> = /*@__PURE__*/
-  messageDesc(file_payments_v2_payment_intent, 5);
+  messageDesc(file_payments_v2_payment_intent, 6);
 
 /**
  * PaymentIntentListItem is a payment intent as lists and reads show it: §2.1
@@ -410,11 +444,11 @@ export type PaymentIntentListItem = Message<"payments.v2.PaymentIntentListItem">
   transaction?: string | undefined;
 
   /**
-   * Always empty for now.
+   * The merchant's own data, as given at create, in its order; [] when none.
    *
-   * @generated from field: repeated google.protobuf.Struct meta = 14;
+   * @generated from field: repeated payments.v2.MetaEntry meta = 14;
    */
-  meta: JsonObject[];
+  meta: MetaEntry[];
 
   /**
    * The account of the first split; without splits, the merchant's earliest
@@ -456,7 +490,7 @@ export type PaymentIntentListItem = Message<"payments.v2.PaymentIntentListItem">
  * Use `create(PaymentIntentListItemSchema)` to create a new message.
  */
 export const PaymentIntentListItemSchema: GenMessage<PaymentIntentListItem> = /*@__PURE__*/
-  messageDesc(file_payments_v2_payment_intent, 6);
+  messageDesc(file_payments_v2_payment_intent, 7);
 
 /**
  * GetPaymentIntentRequest names one intent of the caller.
@@ -477,7 +511,7 @@ export type GetPaymentIntentRequest = Message<"payments.v2.GetPaymentIntentReque
  * Use `create(GetPaymentIntentRequestSchema)` to create a new message.
  */
 export const GetPaymentIntentRequestSchema: GenMessage<GetPaymentIntentRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v2_payment_intent, 7);
+  messageDesc(file_payments_v2_payment_intent, 8);
 
 /**
  * ListPaymentIntentsRequest selects a page of the caller's intents (§4.2).
@@ -513,6 +547,14 @@ export type ListPaymentIntentsRequest = Message<"payments.v2.ListPaymentIntentsR
    * @generated from field: string status = 4;
    */
   status: string;
+
+  /**
+   * Only intents whose meta has every one of these entries (name and value
+   * equal); each name once. Over REST: meta[name]=value.
+   *
+   * @generated from field: repeated payments.v2.MetaEntry meta = 5;
+   */
+  meta: MetaEntry[];
 };
 
 /**
@@ -520,7 +562,7 @@ export type ListPaymentIntentsRequest = Message<"payments.v2.ListPaymentIntentsR
  * Use `create(ListPaymentIntentsRequestSchema)` to create a new message.
  */
 export const ListPaymentIntentsRequestSchema: GenMessage<ListPaymentIntentsRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v2_payment_intent, 8);
+  messageDesc(file_payments_v2_payment_intent, 9);
 
 /**
  * ListPaymentIntentsResponse is one page, newest first.
@@ -546,7 +588,7 @@ export type ListPaymentIntentsResponse = Message<"payments.v2.ListPaymentIntents
  * Use `create(ListPaymentIntentsResponseSchema)` to create a new message.
  */
 export const ListPaymentIntentsResponseSchema: GenMessage<ListPaymentIntentsResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v2_payment_intent, 9);
+  messageDesc(file_payments_v2_payment_intent, 10);
 
 /**
  * DeletePaymentIntentRequest names the intent to cancel.
@@ -567,7 +609,7 @@ export type DeletePaymentIntentRequest = Message<"payments.v2.DeletePaymentInten
  * Use `create(DeletePaymentIntentRequestSchema)` to create a new message.
  */
 export const DeletePaymentIntentRequestSchema: GenMessage<DeletePaymentIntentRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v2_payment_intent, 10);
+  messageDesc(file_payments_v2_payment_intent, 11);
 
 /**
  * DeletePaymentIntentResponse is the §4.3 reply body.
@@ -596,7 +638,7 @@ export type DeletePaymentIntentResponse = Message<"payments.v2.DeletePaymentInte
  * Use `create(DeletePaymentIntentResponseSchema)` to create a new message.
  */
 export const DeletePaymentIntentResponseSchema: GenMessage<DeletePaymentIntentResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v2_payment_intent, 11);
+  messageDesc(file_payments_v2_payment_intent, 12);
 
 /**
  * PaymentIntentService creates, reads, lists and cancels payment intents of the

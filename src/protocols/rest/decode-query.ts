@@ -1,11 +1,18 @@
 import { ScalarType, type DescMessage } from "@bufbuild/protobuf";
 import { invalid } from "../../rules/invalid.js";
+import { isEntryList } from "./entry-list.js";
+
+/** A parameter that names an entry of a list: field[name]. */
+const entryKey = /^([A-Za-z][A-Za-z0-9]*)\[(.*)\]$/s;
 
 /**
  * decodeRestQuery maps query parameters onto singular scalar fields by their
- * JSON names, as grpc-gateway does for GET routes. Fields bound by the path
- * are excluded; unknown or repeated parameters are InvalidArgument, so a typo
- * such as "page_size" fails loudly instead of silently using the default.
+ * JSON names, as grpc-gateway does for GET routes, and `field[name]=value`
+ * onto the entries of a name/value list (entry-list.ts), in the order given.
+ * Fields bound by the path are excluded; unknown or repeated parameters are
+ * InvalidArgument, so a typo such as "page_size" fails loudly instead of
+ * silently using the default. The entries' own rules (lengths, counts, each
+ * name once) are the field rules and the service's, as over every protocol.
  */
 export function decodeRestQuery(
   schema: DescMessage,
@@ -15,6 +22,17 @@ export function decodeRestQuery(
   const init: Record<string, unknown> = {};
   const seen = new Set<string>();
   for (const [key, value] of params) {
+    const entry = entryKey.exec(key);
+    if (entry) {
+      const [, jsonName, name] = entry as unknown as [string, string, string];
+      const field = schema.fields.find((f) => f.jsonName === jsonName && !boundByPath.includes(f.name));
+      if (!field || !isEntryList(field)) throw invalid(`unknown query parameter ${key}`);
+      if (seen.has(key)) throw invalid(`query parameter ${key} is given more than once`);
+      seen.add(key);
+      const list = (init[field.localName] ??= []) as { name: string; value: string }[];
+      list.push({ name, value });
+      continue;
+    }
     const field = schema.fields.find((f) => f.jsonName === key && !boundByPath.includes(f.name));
     if (!field || field.fieldKind !== "scalar" || field.oneof) throw invalid(`unknown query parameter ${key}`);
     if (seen.has(key)) throw invalid(`query parameter ${key} is given more than once`);

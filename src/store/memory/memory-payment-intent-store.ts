@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { EventRecord } from "../../domain/event.js";
 import { isOpenAttempt, type PaymentAttemptRecord } from "../../domain/payment-attempt.js";
+import type { MetaEntry } from "../../domain/meta.js";
 import type { PaymentIntentRecord, PaymentIntentStatus } from "../../domain/payment-intent.js";
 import type { SettlementAccountRecord } from "../../domain/settlement-account.js";
 import { createMemoryDeliveryQueue } from "./memory-delivery-queue.js";
@@ -72,7 +73,9 @@ const keyOf = (slot: Slot) => slot.record;
  * Each merchant's intents are kept in creation order (createdAt, then id), so
  * a page is a binary search for the cursor and a walk newest first that
  * copies only what it returns; a clientReference filter is one lookup in the
- * reference index; the expiry sweep reads a heap of deadlines.
+ * reference index; a meta filter walks the intents of its rarest entry
+ * (an index kept at insert, as meta never changes); the expiry sweep reads
+ * a heap of deadlines.
  */
 export function createMemoryPaymentIntentStore(options: MemoryPaymentIntentStoreOptions = {}): MemoryPaymentIntentStore {
   const accounts = options.accounts ?? createMemoryAccountTable();
@@ -86,6 +89,8 @@ export function createMemoryPaymentIntentStore(options: MemoryPaymentIntentStore
   const byMerchant = new Map<string, Slot[]>();
   const byReference = new Map<string, Slot>();
   const byCheckoutToken = new Map<string, Slot>();
+  /** Each meta entry's intents in creation order, by merchant, name and value (payment_intent_meta_filter_idx in PostgreSQL). */
+  const byMeta = new Map<string, Slot[]>();
   const attemptsById = new Map<string, PaymentAttemptRecord[]>();
   /** Attempt id → its intent's id (the primary key and payment_attempts_idempotency_key in PostgreSQL). */
   const attemptIntent = new Map<string, string>();
@@ -108,6 +113,7 @@ export function createMemoryPaymentIntentStore(options: MemoryPaymentIntentStore
     return run;
   }
   const referenceKey = (merchantId: string, clientReference: string) => `${merchantId}\u0000${clientReference}`;
+  const metaKey = (merchantId: string, entry: MetaEntry) => `${merchantId}\u0000${entry.name}\u0000${entry.value}`;
 
   function ownSlot(merchantId: string, id: string): Slot | undefined {
     const slot = byId.get(id);
@@ -193,6 +199,12 @@ export function createMemoryPaymentIntentStore(options: MemoryPaymentIntentStore
       let ofMerchant = byMerchant.get(record.merchantId);
       if (!ofMerchant) byMerchant.set(record.merchantId, (ofMerchant = []));
       insertInCreationOrder(ofMerchant, slot, keyOf);
+      for (const entry of record.meta) {
+        const key = metaKey(record.merchantId, entry);
+        let slots = byMeta.get(key);
+        if (!slots) byMeta.set(key, (slots = []));
+        insertInCreationOrder(slots, slot, keyOf);
+      }
       if (record.status === "pending" && record.deletedAt === null) deadlines.push(record.expiresAt.getTime(), slot);
       recordChange(slot, null, record.createdAt);
       return { inserted: true, record: copy(record) };
@@ -210,16 +222,23 @@ export function createMemoryPaymentIntentStore(options: MemoryPaymentIntentStore
 
     async list(query: ListQuery) {
       // As in PostgreSQL, where such a string cannot even be compared: no row can match it.
-      if (!isStorableText(query.clientReference ?? "") || !isStorableText(query.after?.id ?? "")) return [];
+      const metaTexts = (query.meta ?? []).flatMap((e) => [e.name, e.value]);
+      if (![query.clientReference ?? "", query.after?.id ?? "", ...metaTexts].every(isStorableText)) return [];
       const now = query.now.getTime();
-      const shown = (record: PaymentIntentRecord) => record.deletedAt === null && hasListedStatus(record, query.status, now);
+      const meta = query.meta ?? [];
+      const shown = (record: PaymentIntentRecord) =>
+        record.deletedAt === null && hasListedStatus(record, query.status, now) && meta.every((want) => record.meta.some((e) => e.name === want.name && e.value === want.value));
       if (query.clientReference !== undefined) {
         const slot = byReference.get(referenceKey(query.merchantId, query.clientReference));
         if (!slot || !shown(slot.record) || query.limit < 1) return [];
         if (query.after && compareCreation(slot.record, query.after) >= 0) return [];
         return [withAccount(slot.record)];
       }
-      const slots = byMerchant.get(query.merchantId);
+      // With meta filters, the walk is over the rarest filter's intents alone.
+      const slots =
+        meta.length === 0
+          ? byMerchant.get(query.merchantId)
+          : meta.map((entry) => byMeta.get(metaKey(query.merchantId, entry)) ?? []).reduce((a, b) => (b.length < a.length ? b : a));
       if (!slots) return [];
       const page: IntentWithAccount[] = [];
       const start = query.after ? firstNotBefore(slots, keyOf, query.after) : slots.length;
@@ -418,6 +437,7 @@ function copy(record: PaymentIntentRecord): PaymentIntentRecord {
     ...record,
     paymentMethods: [...record.paymentMethods],
     splits: record.splits.map((split) => ({ ...split })),
+    meta: record.meta.map((entry) => ({ ...entry })),
     createdAt: new Date(record.createdAt),
     updatedAt: new Date(record.updatedAt),
     expiresAt: new Date(record.expiresAt),

@@ -180,5 +180,6 @@ function copy(record: RefundRecord): RefundRecord {
     createdAt: new Date(record.createdAt),
     updatedAt: new Date(record.updatedAt),
     checkAfter: record.checkAfter && new Date(record.checkAfter),
+    meta: record.meta.map((entry) => ({ ...entry })),
   };
 }

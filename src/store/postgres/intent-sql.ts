@@ -1,6 +1,7 @@
 import { merchantOfCheckoutToken } from "../../lib/checkout-token.js";
 import type { LateSuccessReason } from "../../domain/late-success.js";
 import type { PaymentAttemptOutcome, PaymentAttemptRecord } from "../../domain/payment-attempt.js";
+import type { MetaEntry } from "../../domain/meta.js";
 import type { PaymentIntentRecord, PaymentIntentStatus } from "../../domain/payment-intent.js";
 import type { ListQuery } from "../payment-intent-store.js";
 import {
@@ -50,11 +51,12 @@ export function intentColumns(t: string): string {
         from payment_intent_splits s where s.merchant_id = ${t}.merchant_id and s.payment_intent_id = ${t}.id)`,
     `${t}.amount_refunded`,
     `${t}.next_action_url`,
+    `${t}.meta`,
   ].join(", ");
 }
 
 /** How many columns intentColumns yields. */
-export const intentColumnCount = 20;
+export const intentColumnCount = 21;
 
 /** Reads intentColumns starting at start. */
 export function readIntent(row: Row, start = 0): PaymentIntentRecord {
@@ -88,7 +90,18 @@ export function readIntent(row: Row, start = 0): PaymentIntentRecord {
     deletedAt: parseNullableEpochMs(row[start + 16] ?? null),
     amountRefunded: BigInt(row[start + 18]!),
     nextActionUrl: row[start + 19] ?? null,
+    meta: readMeta(row[start + 20]!),
   };
+}
+
+/** readMeta reads a meta column (jsonb, an array of {name, value}) as its text. */
+export function readMeta(text: string): MetaEntry[] {
+  return (JSON.parse(text) as MetaEntry[]).map(({ name, value }) => ({ name, value }));
+}
+
+/** metaParam is a meta column's value: the entries as a jsonb array, in their order. */
+export function metaParam(entries: readonly MetaEntry[]): string {
+  return JSON.stringify(entries.map(({ name, value }) => ({ name, value })));
 }
 
 /** An attempt's columns, alias t. */
@@ -164,14 +177,18 @@ const insertTextOf = (withEventContext: boolean) => `
   with inserted as (
     insert into payment_intents (id, merchant_id, amount, total_amount, currency, country, customer_email, receipt_email,
       status, client_reference, payment_methods, callback_url, transaction, checkout_token, request_fingerprint,
-      created_at, updated_at, expires_at, deleted_at)
-    values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
+      created_at, updated_at, expires_at, deleted_at, meta)
+    values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $22::jsonb)
     on conflict (merchant_id, client_reference) do nothing
     returning id, merchant_id
   ), splits as (
     insert into payment_intent_splits (payment_intent_id, position, merchant_id, settlement_account_id, split_amount)
     select i.id, s.n - 1, i.merchant_id, s.account_id, s.amount
     from inserted i cross join unnest($20::text[], $21::int8[]) with ordinality as s (account_id, amount, n)
+  ), meta as (
+    insert into payment_intent_meta (merchant_id, payment_intent_id, name, value, created_at)
+    select i.merchant_id, i.id, e.name, e.value, $16::timestamptz
+    from inserted i cross join jsonb_to_recordset($22::jsonb) as e (name text, value text)
   )
   select exists (select 1 from inserted), ${intentColumns("pi")}${withEventContext ? `, ${eventContextColumns("ctx")}` : ""}
   from (values ($2::text)) as ctx (merchant_id)
@@ -211,6 +228,7 @@ export function insertIntent(record: PaymentIntentRecord, withEventContext = fal
       nullableTimestampParam(record.deletedAt),
       textArrayParam(record.splits.map((s) => s.settlementAccountId)),
       bigintArrayParam(record.splits.map((s) => s.splitAmount)),
+      metaParam(record.meta),
     ],
   };
 }
@@ -246,8 +264,8 @@ export const findWithAccount = (merchantId: string, id: string): StatementStep =
 const selectChanged = `select ${intentColumns("changed")} from changed`;
 const selectChangedWithContext = `select ${intentColumns("changed")}, ${eventContextColumns("changed")} from changed ${eventContextJoin("changed")}`;
 
-/** The shape of a list query: which optional conditions it has. */
-type ListShape = `${boolean}|${boolean}|${"none" | "equals" | "pending" | "expired"}`;
+/** The shape of a list query: which optional conditions it has, and how many meta filters. */
+type ListShape = `${boolean}|${boolean}|${"none" | "equals" | "pending" | "expired"}|${number}`;
 const listTexts = new Map<ListShape, string>();
 
 /**
@@ -255,14 +273,20 @@ const listTexts = new Map<ListShape, string>();
  * merchant, newest first, each with its list item's account, in one
  * statement. Its conditions are fixed per shape rather than `$n is null or …`,
  * so the plan reads payment_intents_merchant_created_idx with the cursor as
- * an index condition (test/postgres/explain-list.test.ts). Parameters:
+ * an index condition (test/postgres/explain-list.test.ts). With meta
+ * filters the page is read from payment_intent_meta instead: the first
+ * filter's rows of the merchant, in the list's order, through
+ * payment_intent_meta_filter_idx (created_at there is the intent's, so the
+ * cursor is its index condition), each joined to its intent by primary key,
+ * the other filters as EXISTS on the same table's primary key. Parameters:
  * $1 merchant, $2 limit, then (when present) reference, status or now,
- * cursor time and id.
+ * each meta filter's name and value, cursor time and id.
  */
 function listText(shape: ListShape): string {
   let text = listTexts.get(shape);
   if (text) return text;
-  const [byReference, after, status] = shape.split("|") as [string, string, string];
+  const [byReference, after, status, metaFilters] = shape.split("|") as [string, string, string, string];
+  const filters = Number(metaFilters);
   const conditions = ["pi.merchant_id = $1", "pi.deleted_at is null"];
   let n = 2;
   if (byReference === "true") conditions.push(`pi.client_reference = $${++n}`);
@@ -270,12 +294,26 @@ function listText(shape: ListShape): string {
   // A lapsed pending intent is expired to every reader (README, Checkout and the payment lifecycle).
   if (status === "pending") conditions.push(`pi.status = 'pending'`, `pi.expires_at > $${++n}`);
   if (status === "expired") conditions.push(`(pi.status = 'expired' or (pi.status = 'pending' and pi.expires_at <= $${++n}))`);
-  if (after === "true") conditions.push(`(pi.created_at, pi.id) < ($${++n}::timestamptz, $${++n})`);
+  let from = "payment_intents pi";
+  let order = "pi.created_at desc, pi.id desc";
+  let cursor = "(pi.created_at, pi.id)";
+  if (filters > 0) {
+    from = `payment_intent_meta m0 join payment_intents pi on pi.merchant_id = m0.merchant_id and pi.id = m0.payment_intent_id`;
+    order = "m0.created_at desc, m0.payment_intent_id desc";
+    cursor = "(m0.created_at, m0.payment_intent_id)";
+    conditions.push(`m0.merchant_id = $1`, `m0.name = $${++n}`, `m0.value = $${++n}`);
+    for (let i = 1; i < filters; i++) {
+      conditions.push(
+        `exists (select 1 from payment_intent_meta m where m.merchant_id = $1 and m.payment_intent_id = pi.id and m.name = $${++n} and m.value = $${++n})`,
+      );
+    }
+  }
+  if (after === "true") conditions.push(`${cursor} < ($${++n}::timestamptz, $${++n})`);
   text = `
     with ${earliestCte}
-    select ${intentColumns("pi")}, acc.* from payment_intents pi ${itemAccountJoin}
+    select ${intentColumns("pi")}, acc.* from ${from} ${itemAccountJoin}
     where ${conditions.join(" and ")}
-    order by pi.created_at desc, pi.id desc
+    order by ${order}
     limit $2`;
   listTexts.set(shape, text);
   return text;
@@ -287,8 +325,14 @@ export function listIntents(query: ListQuery): StatementStep {
   if (query.clientReference !== undefined) values.push(query.clientReference);
   if (status === "equals") values.push(query.status!);
   if (status === "pending" || status === "expired") values.push(timestampParam(query.now));
+  const meta = query.meta ?? [];
+  for (const entry of meta) values.push(entry.name, entry.value);
   if (query.after) values.push(timestampParam(query.after.createdAt), query.after.id);
-  return { text: listText(`${query.clientReference !== undefined}|${query.after !== undefined}|${status}`), values };
+  const text = listText(`${query.clientReference !== undefined}|${query.after !== undefined}|${status}|${meta.length}`);
+  // A generic plan cannot know which filter is rare: with two, it would drive
+  // the page from the first even when it matches half the merchant's intents
+  // and the second one intent (docs/BENCHMARKS.md, the meta filter).
+  return meta.length > 0 ? { text, values, planEach: true } : { text, values };
 }
 
 const cancelTextOf = (select: string) => `

@@ -160,7 +160,8 @@ export function createPostgresPaymentIntentStore(db: Database, options: Postgres
     },
 
     async list(query) {
-      if (!storable(query.merchantId, query.clientReference ?? "", query.after?.id ?? "")) return [];
+      const metaTexts = (query.meta ?? []).flatMap((e) => [e.name, e.value]);
+      if (!storable(query.merchantId, query.clientReference ?? "", query.after?.id ?? "", ...metaTexts)) return [];
       const [result] = await db.run(false, [sql.listIntents(query)]);
       return result!.rows.map((row) => ({ intent: sql.readIntent(row), account: readAccount(row, sql.intentColumnCount) }));
     },

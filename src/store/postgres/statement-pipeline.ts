@@ -5,6 +5,12 @@ import type { PreparedStatements } from "./prepared-statements.js";
 export interface StatementStep {
   readonly text: string;
   readonly values: readonly (string | null)[];
+  /**
+   * Planned with its values every time (an unnamed statement), never from a
+   * generic plan: for a statement whose best plan depends on the values
+   * (which of several meta filters is the rarest, and so drives the page).
+   */
+  readonly planEach?: true;
 }
 
 /** What one statement returned: its rows (every column as text or null) and its row count. */
@@ -96,7 +102,7 @@ export class StatementPipeline implements Submittable, StatementPipelineProgress
       const prepared = this.prepared;
       const onConnection = prepared ? (this.preparedOnConnection = prepared.on(connection)) : undefined;
       for (const step of this.steps) {
-        if (!prepared || !onConnection) {
+        if (!prepared || !onConnection || step.planEach) {
           wire.parse({ text: step.text });
           wire.bind({ values: step.values });
         } else {

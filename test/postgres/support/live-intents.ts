@@ -26,6 +26,7 @@ export function createLiveIntents(clock: Clock, ids: IdGenerator) {
       transaction: null,
       nextActionUrl: null,
       splits: [],
+      meta: [],
       checkoutToken: ids.checkoutToken("merchantA"),
       requestFingerprint: "0".repeat(64),
       createdAt: now,

@@ -4,6 +4,8 @@ import net from "node:net";
 export interface CapturedStatement {
   kind: "parse" | "query";
   text: string;
+  /** A Parse's statement name; "" for an unnamed statement (planned with its values at each Bind). */
+  name?: string;
 }
 
 /**
@@ -74,7 +76,7 @@ export async function createStatementCapture(target: { host: string; port: numbe
           // Parse: statement name (C string), query (C string), parameter types.
           const nameEnd = body.indexOf(0);
           const textEnd = body.indexOf(0, nameEnd + 1);
-          statements.push({ kind: "parse", text: body.subarray(nameEnd + 1, textEnd).toString("utf8") });
+          statements.push({ kind: "parse", text: body.subarray(nameEnd + 1, textEnd).toString("utf8"), name: body.subarray(0, nameEnd).toString("utf8") });
         } else if (type === "Q") {
           statements.push({ kind: "query", text: body.subarray(0, body.indexOf(0)).toString("utf8") });
         } else if (type === "B") {

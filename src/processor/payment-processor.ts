@@ -26,7 +26,16 @@ export type PaymentInstructions =
   | { kind: "card" }
   | { kind: "bank_transfer"; accountNumber: string; bankName: string; accountName: string }
   | { kind: "ussd"; code: string }
-  | { kind: "processor"; processorName: string };
+  | {
+      kind: "processor";
+      processorName: string;
+      /**
+       * Where choosing it sends the customer (a Content-Security-Policy source,
+       * such as https://*.paystack.com): the checkout page's form-action allows
+       * it, since a browser checks the redirect after a form post against it.
+       */
+      redirectsTo?: string;
+    };
 
 /** What a processor says about one attempt to pay. */
 export type AttemptOutcome =
@@ -71,6 +80,14 @@ export interface AttemptRef {
   idempotencyKey: string;
   reference: string | null;
   amount: bigint;
+  /**
+   * How long the attempt has been open, on the service's clock (the
+   * reconciler says): a processor whose customer may still be on its page
+   * reads "not paid yet" by it. Unset: long enough for any answer to be final.
+   */
+  openForMs?: number;
+  /** The customer is back from the processor's page (the return URL): "not paid" then means they left without paying. */
+  customerReturned?: boolean;
 }
 
 /** RefundRequest gives back amount kobo of a paid attempt. */
@@ -93,12 +110,13 @@ export type ProcessorNotice =
   | { kind: "ignored"; reason: string }; // a type we do not use: answered 200, nothing changes
 
 /**
- * PaymentProcessor is one processor's adapter (the test processor today,
- * Paystack next). Each attempt stores the name of the processor that took
- * it, so status checks, webhooks and refunds go back to that one.
+ * PaymentProcessor is one processor's adapter (the test-mode processor,
+ * Paystack). The ProcessorRegistry picks one per payment method; each attempt
+ * stores the name of the processor that took it, so status checks, webhooks
+ * and refunds go back to that one.
  */
 export interface PaymentProcessor {
-  readonly name: string; // "test", later "paystack"; stored on each attempt
+  readonly name: string; // "test", "paystack"; stored on each attempt
   readonly testMode: boolean;
   /** Methods this processor collects (card, bank_transfer, ussd, or its own name). */
   handles(method: string): boolean;

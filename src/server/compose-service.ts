@@ -15,6 +15,8 @@ import { registerReadinessMetrics } from "../observability/readiness-metrics.js"
 import { createRequestObserver, type RequestOutcome } from "../observability/request-observer.js";
 import { createServiceMetrics, type ServiceMetrics } from "../observability/service-metrics.js";
 import type { PaymentProcessor } from "../processor/payment-processor.js";
+import { createPaystackProcessor } from "../processor/paystack/paystack-processor.js";
+import { createProcessorRegistry } from "../processor/processor-registry.js";
 import { createTestModeProcessor, testWebhookKey } from "../processor/test-mode-processor.js";
 import { createAttemptReconciler } from "../service/attempt-reconciler.js";
 import { createSettleAttempt } from "../service/attempt-settler.js";
@@ -57,7 +59,7 @@ export interface ServiceOverrides {
   clock?: Clock;
   /** Ids of everything the service creates; by default made on the service's clock. */
   ids?: IdGenerator;
-  /** The processor the checkout charges through and refunds go back through; default the test-mode processor. */
+  /** The processor of card, bank transfer, USSD and PAYMENT_PROCESSORS names; default the test-mode processor. Paystack stays as configured. */
   processor?: PaymentProcessor;
   /** The longest one refund call to the processor takes; default 10 s. */
   processorTimeoutMs?: number;
@@ -208,8 +210,12 @@ export async function composeService(config: Config, overrides: ServiceOverrides
     done: (expired) => [{ expired }, "expired lapsed payment intents"],
     failed: "expiry sweep failed",
   });
-  // The processor the checkout pays through and refunds go back through.
-  // Its webhooks go to PUBLIC_URL, so every instance verifies them with a key derived from the CHECKOUT_SECRET they share.
+  // The processors, in one registry: a new attempt goes to the processor of its
+  // payment method (paystack to Paystack when PAYSTACK_SECRET_KEY is set; card,
+  // bank transfer, USSD and PAYMENT_PROCESSORS names to the test-mode
+  // processor); status checks, processor webhooks and refunds to the attempt's own.
+  // The test processor's webhooks go to PUBLIC_URL, so every instance verifies them with a key derived from the CHECKOUT_SECRET they share.
+  const processorTimeoutMs = overrides.processorTimeoutMs ?? config.processor.timeoutMs;
   const testProcessor = overrides.processor
     ? undefined
     : createTestModeProcessor({
@@ -219,9 +225,10 @@ export async function composeService(config: Config, overrides: ServiceOverrides
         webhookKey: config.checkout.secret === undefined ? undefined : testWebhookKey(config.checkout.secret),
         journalPath: config.processor.testJournal,
       });
-  const processor = overrides.processor ?? testProcessor!;
-  const processorTimeoutMs = overrides.processorTimeoutMs ?? config.processor.timeoutMs;
-  const refunds = createRefundParts({ refunds: stores.refunds, intents: stores.intents, processor, clock, ids, logger, processorTimeoutMs });
+  // Paystack's refund look-back is in Paystack's time, so it reads real time even under TEST_CLOCK.
+  const paystack = config.paystack && createPaystackProcessor({ ...config.paystack, timeoutMs: processorTimeoutMs, clock: realClock, logger });
+  const processors = createProcessorRegistry([...(paystack ? [paystack] : []), overrides.processor ?? testProcessor!]);
+  const refunds = createRefundParts({ refunds: stores.refunds, intents: stores.intents, processors, clock, ids, logger, processorTimeoutMs });
   // The one SettleAttempt of this instance: the checkout, the return URL, the processor's webhook and the reconciler commit outcomes through it.
   const settle = createSettleAttempt({
     intents: stores.intents,
@@ -234,7 +241,7 @@ export async function composeService(config: Config, overrides: ServiceOverrides
   const reconcilables = [
     createAttemptReconciler({
       intents: stores.intents,
-      processors: { get: (name) => (name === processor.name ? processor : undefined) },
+      processors,
       settle,
       logger,
       processorTimeoutMs,
@@ -329,7 +336,7 @@ export async function composeService(config: Config, overrides: ServiceOverrides
       catalogue,
       presenter,
       expiry,
-      processor,
+      processors,
       refunds,
       processorTimeoutMs,
       settle,

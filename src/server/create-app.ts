@@ -24,7 +24,7 @@ import { createRefundProcedures } from "../procedures/refund-procedures.js";
 import { createSettlementAccountProcedures } from "../procedures/settlement-account-procedures.js";
 import { createTestHelperProcedures, testHelperProceduresOff } from "../procedures/test-helper-procedures.js";
 import { createWebhookEndpointProcedures } from "../procedures/webhook-endpoint-procedures.js";
-import type { PaymentProcessor } from "../processor/payment-processor.js";
+import type { ProcessorRegistry } from "../processor/processor-registry.js";
 import type { SettleAttempt } from "../service/settle-attempt.js";
 import { createCors, type CorsOptions } from "../protocols/cors.js";
 import { createDispatcher } from "../protocols/dispatch.js";
@@ -64,9 +64,9 @@ export interface AppOptions {
   presenter: PaymentIntentPresenter;
   /** Expires lapsed intents: the sweep's, also asked by the checkout and the test helpers. */
   expiry: PaymentExpiry;
-  /** Moves the money: the checkout charges through it. */
-  processor: PaymentProcessor;
-  /** RefundService (over the same processor). */
+  /** Moves the money: the processor of each method for the checkout, each attempt's own for its webhooks. */
+  processors: ProcessorRegistry;
+  /** RefundService (over the same processors). */
   refunds: Pick<RefundParts, "service" | "notices">;
   clock: Clock;
   ids: IdGenerator;
@@ -156,7 +156,7 @@ export interface TestHelpersOptions {
  * opens no port.
  */
 export function createApp(options: AppOptions): NodeHandler {
-  const { stores, catalogue, expiry, events, processor } = options;
+  const { stores, catalogue, expiry, events, processors } = options;
   const pageTokens = createPageTokenCodec(options.pageTokenSecret);
   const paymentIntents = createPaymentIntentService({
     intents: stores.intents,
@@ -169,14 +169,14 @@ export function createApp(options: AppOptions): NodeHandler {
     events,
     checkoutTtlMs: options.checkoutTtlMs,
   });
-  // With the helpers on, the checkout's processor answers a helper's charge with the outcome it asked for.
-  const outcomes = options.testHelpers && createForcedOutcomes(processor);
+  // With the helpers on, the checkout's processors answer a helper's charge with the outcome it asked for.
+  const outcomes = options.testHelpers && createForcedOutcomes(processors);
   const maxAttempts = options.maxPaymentAttempts;
   const { settle } = options;
   const checkout = createCheckoutService({
     intents: stores.intents,
     merchants: stores.merchants,
-    processor: outcomes?.processor ?? processor,
+    processors: outcomes?.processors ?? processors,
     catalogue,
     expiry,
     events,
@@ -199,7 +199,7 @@ export function createApp(options: AppOptions): NodeHandler {
   });
   // The processor's own webhook settles through the same SettleAttempt (outside BASE_PATH, beside /checkout).
   const processorWebhooks = createProcessorWebhookRoute({
-    processors: { get: (name) => (name === processor.name ? processor : undefined) },
+    processors,
     intents: stores.intents,
     settle,
     refunds: options.refunds.notices,

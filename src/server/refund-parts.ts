@@ -9,14 +9,14 @@ import type { RefundNoticeHandler } from "../service/refund-notice-handler.js";
 import { createRefundNotices } from "../service/refund-notices.js";
 import { createRefundReconciler } from "../service/refund-reconciler.js";
 import { createRefundService, type RefundService } from "../service/refund-service.js";
-import { createRefundSettler, type RefundingProcessor } from "../service/refund-settler.js";
+import { createRefundSettler, type RefundingProcessors } from "../service/refund-settler.js";
 import type { PaymentIntentStore } from "../store/payment-intent-store.js";
 import type { RefundStore } from "../store/refund-store.js";
 
 /** The longest the service waits for one processor call by default (PROCESSOR_TIMEOUT_MS). */
 export const defaultProcessorTimeoutMs = 10_000;
 
-/** RefundParts is everything refunds need, over one store and one processor, for the app and the background work. */
+/** RefundParts is everything refunds need, over one store and the processors, for the app and the background work. */
 export interface RefundParts {
   /** The API's RefundService, with the app's page tokens. */
   service(pageTokens: PageTokenCodec): RefundService;
@@ -31,7 +31,8 @@ export interface RefundParts {
 export interface RefundPartsOptions {
   refunds: RefundStore;
   intents: PaymentIntentStore;
-  processor: RefundingProcessor;
+  /** The processors by name (the registry): a refund goes back through the processor that took its payment. */
+  processors: RefundingProcessors;
   clock: Clock;
   ids: Pick<IdGenerator, "refundId">;
   logger: Logger;
@@ -46,16 +47,15 @@ export interface RefundPartsOptions {
  * time and 30 s more.
  */
 export function createRefundParts(options: RefundPartsOptions): RefundParts {
-  const { refunds, intents, processor, clock, ids, logger } = options;
+  const { refunds, intents, processors, clock, ids, logger } = options;
   const processorTimeoutMs = options.processorTimeoutMs ?? defaultProcessorTimeoutMs;
   const firstCheckAfterMs = processorTimeoutMs + 30_000;
-  // One processor today; the registry's get() takes its place when there are several.
-  const settler = createRefundSettler({ refunds, processors: { get: (name) => (name === processor.name ? processor : undefined) }, clock, logger });
+  const settler = createRefundSettler({ refunds, processors, clock, logger });
   return {
     service: (pageTokens) =>
-      createRefundService({ intents, refunds, settler, pageTokens, clock, ids, processorName: processor.name, firstCheckAfterMs, processorTimeoutMs }),
+      createRefundService({ intents, refunds, settler, pageTokens, clock, ids, firstCheckAfterMs, processorTimeoutMs }),
     reconciler: createRefundReconciler({ refunds, intents, settler, logger, processorTimeoutMs }),
-    lateSuccess: createLateSuccessRefunds({ refunds, settler, clock, ids, logger, processorName: processor.name, firstCheckAfterMs, processorTimeoutMs }),
+    lateSuccess: createLateSuccessRefunds({ refunds, settler, clock, ids, logger, firstCheckAfterMs, processorTimeoutMs }),
     notices: createRefundNotices({ refunds, settler, logger }),
   };
 }

@@ -62,7 +62,7 @@ export function createAttemptReconciler(deps: AttemptReconcilerDeps): Reconcilab
             deps.logger.error({ attempt: attempt.id, processor: attempt.processor }, "a payment attempt's processor is not configured: it stays open");
             outcome = { kind: "unknown", reason: `no processor named ${attempt.processor}` };
           } else {
-            outcome = await ask(processor, attempt, AbortSignal.any([signal, AbortSignal.timeout(deps.processorTimeoutMs)]));
+            outcome = await ask(processor, attempt, now, AbortSignal.any([signal, AbortSignal.timeout(deps.processorTimeoutMs)]));
           }
           const after = await deps.settle({ merchantId: attempt.merchantId, attemptId: attempt.id }, outcome, { source: "reconciler", leaseToken });
           if (after?.changed) settled += 1;
@@ -75,14 +75,19 @@ export function createAttemptReconciler(deps: AttemptReconcilerDeps): Reconcilab
 }
 
 /** Asks a processor for an attempt's status; no answer by the signal (or a throw) is unknown. */
-async function ask(processor: Pick<PaymentProcessor, "status">, attempt: { idempotencyKey: string; processorReference: string | null; amount: bigint }, signal: AbortSignal): Promise<AttemptOutcome> {
+async function ask(
+  processor: Pick<PaymentProcessor, "status">,
+  attempt: { idempotencyKey: string; processorReference: string | null; amount: bigint; createdAt: Date },
+  now: Date,
+  signal: AbortSignal,
+): Promise<AttemptOutcome> {
   const unknown = (reason: string): AttemptOutcome => ({ kind: "unknown", reason });
   const aborted = new Promise<AttemptOutcome>((resolve) => {
     if (signal.aborted) resolve(unknown("no answer from the processor in time"));
     signal.addEventListener("abort", () => resolve(unknown("no answer from the processor in time")), { once: true });
   });
   try {
-    return await Promise.race([processor.status({ idempotencyKey: attempt.idempotencyKey, reference: attempt.processorReference, amount: attempt.amount }, signal), aborted]);
+    return await Promise.race([processor.status({ idempotencyKey: attempt.idempotencyKey, reference: attempt.processorReference, amount: attempt.amount, openForMs: now.getTime() - attempt.createdAt.getTime() }, signal), aborted]);
   } catch (error) {
     return unknown(error instanceof Error ? error.message : String(error));
   }

@@ -38,9 +38,11 @@ export function nextAttemptCheckMs(ageMs: number): number {
  */
 export function createSettleAttempt(deps: AttemptSettlerDeps): SettleAttempt {
   const { intents, clock, logger } = deps;
-  return async (key, outcome, options) => {
+  return async (key, reported, options) => {
     const attempt = await intents.findAttempt(key.merchantId, key.attemptId);
     if (!attempt) return undefined;
+    // The money check, for every processor and path: a success for another amount or currency is never paid.
+    const outcome = checkedAmount(reported, attempt.amount);
     const now = clock.now();
     // A redirect the customer has not followed yet is news of nothing: the attempt waits for its next check.
     const settlement = outcome.kind === "redirect" && attempt.outcome === "requires_action" ? undefined : settlementOf(outcome);
@@ -54,8 +56,11 @@ export function createSettleAttempt(deps: AttemptSettlerDeps): SettleAttempt {
       const after = await intents.findAttempt(key.merchantId, key.attemptId);
       return intent && after && { intent, attempt: after, changed: false };
     }
-    if (outcome.kind === "succeeded" && outcome.amount !== attempt.amount) {
-      logger.error({ attempt: attempt.id, expected: attempt.amount.toString(), paid: outcome.amount.toString() }, "the processor reports another amount than the attempt's");
+    if (outcome !== reported && reported.kind === "succeeded") {
+      logger.error(
+        { attempt: attempt.id, processor: attempt.processor, expected: attempt.amount.toString(), paid: reported.amount.toString(), currency: reported.currency, source: options.source },
+        "the processor reports a payment of another amount or currency than the attempt's: declined amount_mismatch, never paid; refund it at the processor",
+      );
     }
     const checkAfter = new Date(now.getTime() + nextAttemptCheckMs(now.getTime() - attempt.createdAt.getTime()));
     const settled = await intents.settleAttempt(key.merchantId, key.attemptId, settlement, {
@@ -83,6 +88,12 @@ export function createSettleAttempt(deps: AttemptSettlerDeps): SettleAttempt {
     }
     return settled;
   };
+}
+
+/** checkedAmount turns a success for another amount than the attempt's, or not in NGN, into a decline (reason amount_mismatch). */
+function checkedAmount(outcome: AttemptOutcome, amount: bigint): AttemptOutcome {
+  if (outcome.kind !== "succeeded" || (outcome.amount === amount && outcome.currency === "NGN")) return outcome;
+  return { kind: "declined", reference: outcome.reference, reason: "amount_mismatch", mismatch: { amount: outcome.amount, currency: outcome.currency } };
 }
 
 /** The store's settlement for a processor's final answer or redirect; undefined: the attempt stays open. */

@@ -3,7 +3,8 @@ import type { PaymentAttemptRecord } from "../domain/payment-attempt.js";
 import type { PaymentIntentRecord } from "../domain/payment-intent.js";
 import type { Clock } from "../lib/clock.js";
 import type { IdGenerator } from "../lib/ids.js";
-import type { AttemptOutcome, CardDetails, PaymentInstructions, PaymentProcessor } from "../processor/payment-processor.js";
+import type { AttemptOutcome, CardDetails, PaymentInstructions } from "../processor/payment-processor.js";
+import type { ProcessorRegistry } from "../processor/processor-registry.js";
 import type { MerchantDirectory } from "../store/merchant-directory.js";
 import type { PaymentIntentStore } from "../store/payment-intent-store.js";
 import { parseCardForm, type CardForm, type FieldError } from "./card-form.js";
@@ -16,6 +17,8 @@ import type { SettleAttempt } from "./settle-attempt.js";
 export interface CheckoutMethod {
   method: PaymentMethodView;
   instructions: PaymentInstructions;
+  /** Whether the processor that collects this method moves no money. */
+  testMode: boolean;
 }
 
 /** CheckoutView is everything the customer's page shows. */
@@ -25,6 +28,7 @@ export interface CheckoutView {
   /** Empty unless the intent can still be paid. */
   methods: CheckoutMethod[];
   attemptsLeft: number;
+  /** Every method shown is collected in test mode: no money moves on this page. */
   testMode: boolean;
 }
 
@@ -51,6 +55,11 @@ export interface AttemptView {
   attempt: PaymentAttemptRecord;
 }
 
+/** An attempt the customer came back from: awaitingCustomer when the processor still waits for them at its page. */
+export interface ReturnedAttempt extends AttemptView {
+  awaitingCustomer: boolean;
+}
+
 /** CheckoutService is the customer's side of a payment intent, reached by its checkout token. */
 export interface CheckoutService {
   view(token: string): Promise<CheckoutView>;
@@ -62,13 +71,14 @@ export interface CheckoutService {
    * attempt is asked about and settled (source "return") before it is
    * shown. undefined when it is not one of the intent's attempts.
    */
-  returned(token: string, attemptId: string): Promise<AttemptView | undefined>;
+  returned(token: string, attemptId: string): Promise<ReturnedAttempt | undefined>;
 }
 
 export interface CheckoutServiceDeps {
   intents: PaymentIntentStore;
   merchants: MerchantDirectory;
-  processor: PaymentProcessor;
+  /** Which processor takes each method, and each attempt's own processor by name. */
+  processors: ProcessorRegistry;
   catalogue: PaymentMethodCatalogue;
   expiry: PaymentExpiry;
   events: PaymentEvents;
@@ -108,18 +118,19 @@ export function createCheckoutService(deps: CheckoutServiceDeps): CheckoutServic
   async function viewOf(intent: PaymentIntentRecord): Promise<CheckoutView> {
     const attempts = intent.status === "pending" ? await deps.intents.listAttempts(intent.merchantId, intent.id) : [];
     const declined = attempts.filter((a) => a.outcome === "declined").length;
+    // A method whose processor is no longer configured here (its key removed) is not offered.
+    const methods: CheckoutMethod[] = [];
+    for (const name of intent.status === "pending" ? intent.paymentMethods : []) {
+      const processor = deps.processors.forMethod(name);
+      if (processor) methods.push({ method: deps.catalogue.describe(name), instructions: processor.instructions(intent, name), testMode: processor.testMode });
+    }
+    const testMode = methods.length > 0 ? methods.every((m) => m.testMode) : deps.processors.processors.every((p) => p.testMode);
     return {
       intent,
       merchantName: (await deps.merchants.nameOf(intent.merchantId)) ?? intent.merchantId,
-      methods:
-        intent.status === "pending"
-          ? intent.paymentMethods.map((name) => ({
-              method: deps.catalogue.describe(name),
-              instructions: deps.processor.instructions(intent, name),
-            }))
-          : [],
+      methods,
       attemptsLeft: Math.max(0, deps.maxAttempts - declined),
-      testMode: deps.processor.testMode,
+      testMode,
     };
   }
 
@@ -146,6 +157,8 @@ export function createCheckoutService(deps: CheckoutServiceDeps): CheckoutServic
       if (!intent.paymentMethods.includes(submission.method)) {
         throw new ConnectError(`payment method ${submission.method} is not offered for this payment`, Code.InvalidArgument);
       }
+      const processor = deps.processors.forMethod(submission.method);
+      if (!processor) throw new ConnectError(`payment method ${submission.method} is not available on this service now`, Code.InvalidArgument);
       if (intent.status !== "pending") return { kind: "not-payable", view: await viewOf(intent) };
       let card: CardDetails | undefined;
       if (submission.method === "card") {
@@ -164,7 +177,7 @@ export function createCheckoutService(deps: CheckoutServiceDeps): CheckoutServic
         amount: intent.amount,
         method: submission.method,
         outcome: "processing",
-        processor: deps.processor.name,
+        processor: processor.name,
         idempotencyKey: id,
         processorReference: null,
         nextActionUrl: null,
@@ -181,7 +194,7 @@ export function createCheckoutService(deps: CheckoutServiceDeps): CheckoutServic
 
       // 2. The processor, outside any transaction, under its deadline.
       const outcome = await ask((signal) =>
-        deps.processor.begin(
+        processor.begin(
           {
             idempotencyKey: attempt.idempotencyKey,
             paymentIntentId: intent.id,
@@ -213,12 +226,21 @@ export function createCheckoutService(deps: CheckoutServiceDeps): CheckoutServic
       const intent = await intentOf(token);
       const attempt = await deps.intents.findAttempt(intent.merchantId, attemptId);
       if (attempt?.paymentIntentId !== intent.id) return undefined;
-      if (attempt.outcome !== "processing" && attempt.outcome !== "requires_action") return { intent, attempt };
-      const outcome = await ask((signal) =>
-        deps.processor.status({ idempotencyKey: attempt.idempotencyKey, reference: attempt.processorReference, amount: attempt.amount }, signal),
-      );
+      if (attempt.outcome !== "processing" && attempt.outcome !== "requires_action") return { intent, attempt, awaitingCustomer: false };
+      // Asked of the processor that took it, knowing the customer has left the processor's page.
+      const processor = deps.processors.get(attempt.processor);
+      const outcome: AttemptOutcome = processor
+        ? await ask((signal) =>
+            processor.status(
+              { idempotencyKey: attempt.idempotencyKey, reference: attempt.processorReference, amount: attempt.amount, customerReturned: true },
+              signal,
+            ),
+          )
+        : { kind: "unknown", reason: `no processor named ${attempt.processor}` };
       const settled = await deps.settle({ merchantId: intent.merchantId, attemptId }, outcome, { source: "return" });
-      return settled ? { intent: settled.intent, attempt: settled.attempt } : { intent, attempt };
+      // Still open: either the processor waits for the customer at its page (a redirect), or for its own answer.
+      const awaitingCustomer = outcome.kind === "redirect";
+      return settled ? { intent: settled.intent, attempt: settled.attempt, awaitingCustomer } : { intent, attempt, awaitingCustomer };
     },
   };
 }

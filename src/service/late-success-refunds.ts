@@ -11,8 +11,6 @@ export interface LateSuccessRefundsDeps {
   clock: Clock;
   ids: Pick<IdGenerator, "refundId">;
   logger: Logger;
-  /** The processor the late attempt was made with (it refunds it). */
-  processorName: string;
   /** As RefundServiceDeps.firstCheckAfterMs. */
   firstCheckAfterMs: number;
   processorTimeoutMs: number;
@@ -44,7 +42,8 @@ export function createLateSuccessRefunds(deps: LateSuccessRefundsDeps): LateSucc
           clientReference: null,
           requestFingerprint: null,
           failureReason: null,
-          processor: deps.processorName,
+          // The processor the late attempt was made with refunds it.
+          processor: attempt.processor,
           processorReference: null,
           createdAt: now,
           updatedAt: now,

@@ -41,8 +41,6 @@ export interface RefundServiceDeps {
   pageTokens: PageTokenCodec;
   clock: Clock;
   ids: Pick<IdGenerator, "refundId">;
-  /** The name stored on each refund: the processor that takes the payments. */
-  processorName: string;
   /**
    * How long a new refund waits before the reconciler may ask about it: the
    * request that made it asks first, and has PROCESSOR_TIMEOUT_MS to do so.
@@ -108,7 +106,8 @@ export function createRefundService(deps: RefundServiceDeps): RefundService {
         clientReference: request.clientReference,
         requestFingerprint: request.fingerprint,
         failureReason: null,
-        processor: deps.processorName,
+        // The processor that took the payment gives it back.
+        processor: payment.processor,
         processorReference: null,
         createdAt: now,
         updatedAt: now,

@@ -178,10 +178,10 @@ describe("checkout page", () => {
     });
 
     it("sends a strict Content-Security-Policy, no framing, no referrer and no caching", async () => {
-      const page = await getPage((await createIntent(client)).checkoutLink);
+      const page = await getPage((await createIntent(client, { paymentMethod: ["card", "bank_transfer", "ussd"] })).checkoutLink);
       assertSecurityHeaders(page);
       const csp = cspOf(page);
-      assert.deepEqual(csp.get("form-action"), ["'self'"], "no callbackUrl: forms post only to the service");
+      assert.deepEqual(csp.get("form-action"), ["'self'"], "no callbackUrl, no processor page: forms post only to the service");
       assert.deepEqual(csp.get("base-uri"), ["'none'"]);
     });
 
@@ -194,9 +194,17 @@ describe("checkout page", () => {
     });
 
     it("lets forms go to the callbackUrl's origin, where the 303 after a payment leads", async () => {
-      const intent = await createIntent(client, { callbackUrl: "https://shop.example:8443/return?order=7" });
+      const intent = await createIntent(client, { paymentMethod: ["card"], callbackUrl: "https://shop.example:8443/return?order=7" });
       const csp = cspOf(await getPage(intent.checkoutLink));
       assert.deepEqual(csp.get("form-action"), ["'self'", "https://shop.example:8443"]);
+    });
+
+    it("lets forms go to Paystack's page too when paystack is offered, where choosing it leads (PAYSTACK_BASE_URL's origin here)", async () => {
+      const intent = await createIntent(client, { paymentMethod: ["card", "paystack"], callbackUrl: "https://shop.example:8443/return?order=7" });
+      const page = await getPage(intent.checkoutLink);
+      assert.deepEqual(cspOf(page).get("form-action"), ["'self'", "https://shop.example:8443", "http://127.0.0.1:9"]);
+      const section = sectionOf(page.html, "paystack")!;
+      assert.match(textOf(section), /^Paystack Pay ₦500\.00 through Paystack\. Pay with Paystack$/);
     });
 
     it("sets a SameSite=Strict, HttpOnly CSRF cookie scoped to /checkout, and keeps it on reload", async () => {

@@ -83,7 +83,7 @@ describe("the Paystack adapter and stand-in, held to Paystack's OpenAPI descript
     const wrongKey = createPaystackProcessor({ secretKey: "sk_test_" + "9".repeat(40), baseUrl: standIn.url, timeoutMs: 10_000 });
     assert.equal((await wrongKey.status(ref("att_contract_1"), signal())).kind, "unknown"); // a 401
     standIn.knobs.down = [...paystackRoutes];
-    assert.equal((await begin("att_contract_2")).kind, "unknown"); // a 503: the description's "default"
+    assert.equal((await begin("att_contract_2")).kind, "declined"); // a 503 (the description's "default"): nothing can be charged
     standIn.knobs.down = [];
 
     const operations = new Set<string>();

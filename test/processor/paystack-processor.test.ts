@@ -3,7 +3,7 @@ import { createServer } from "node:net";
 import { after, before, beforeEach, describe, it } from "node:test";
 import type { Logger } from "../../src/lib/logger.js";
 import type { BeginAttempt, PaymentProcessor } from "../../src/processor/payment-processor.js";
-import { createPaystackProcessor } from "../../src/processor/paystack/paystack-processor.js";
+import { abandonedFinalAfterMs, createPaystackProcessor, unreachableReason } from "../../src/processor/paystack/paystack-processor.js";
 import { signPaystackBody } from "../../src/processor/paystack/paystack-signature.js";
 import { ProcessorWebhookRejected } from "../../src/processor/processor-webhook-rejected.js";
 import { paystackRoutes, startPaystackStandIn, type PaystackStandIn } from "../support/paystack-stand-in.js";
@@ -113,6 +113,25 @@ describe("createPaystackProcessor", () => {
     });
   });
 
+  it("status: abandoned stays pending while the customer may still be on Paystack's page, and is declined once back or after 30 minutes", async () => {
+    const request = attempt(120_000n);
+    await processor.begin(request, signal());
+    const ref = { idempotencyKey: request.idempotencyKey, reference: request.idempotencyKey, amount: 120_000n };
+    const declined = { kind: "declined", reference: request.idempotencyKey, reason: "The payment was not completed on Paystack's page." };
+    assert.equal(abandonedFinalAfterMs, 30 * 60_000);
+    assert.deepEqual(await processor.status({ ...ref, openForMs: 40_000 }, signal()), { kind: "pending", reference: request.idempotencyKey });
+    assert.deepEqual(await processor.status({ ...ref, openForMs: abandonedFinalAfterMs - 1 }, signal()), { kind: "pending", reference: request.idempotencyKey });
+    assert.deepEqual(await processor.status({ ...ref, openForMs: abandonedFinalAfterMs }, signal()), declined);
+    assert.deepEqual(await processor.status({ ...ref, openForMs: 40_000, customerReturned: true }, signal()), declined);
+  });
+
+  it("offers Paystack's hosted page: checkout.paystack.com for Paystack's API, the stand-in's own origin for a stand-in", () => {
+    const intent = {} as Parameters<PaymentProcessor["instructions"]>[0];
+    assert.deepEqual(processor.instructions(intent, "paystack"), { kind: "processor", processorName: "Paystack", redirectsTo: standIn.url });
+    const real = createPaystackProcessor({ secretKey, baseUrl: "https://api.paystack.co", timeoutMs: 10_000 });
+    assert.deepEqual(real.instructions(intent, "paystack"), { kind: "processor", processorName: "Paystack", redirectsTo: "https://checkout.paystack.com" });
+  });
+
   it("status: a verified amount other than the attempt's is declined amount_mismatch, logged at error, never succeeded", async () => {
     standIn.knobs.mismatchKobo = -100_000;
     const { ref } = await paidAttempt(250_000n);
@@ -127,15 +146,20 @@ describe("createPaystackProcessor", () => {
     assert.deepEqual(errors[0]!.fields, { processor: "paystack", attempt: ref.idempotencyKey, expected: "250000", paid: "150000", currency: "NGN" });
   });
 
-  it("a 5xx, a timeout and a network error are unknown; a 429 is unknown with Retry-After's delay", async () => {
+  it("a 5xx, a timeout and a network error are unknown (at initialize: declined, nothing can be charged); a 429 is unknown with Retry-After's delay", async () => {
+    const notReached = { kind: "declined", reference: null, reason: unreachableReason };
     standIn.knobs.down = [...paystackRoutes];
-    assert.deepEqual(await processor.begin(attempt(), signal()), { kind: "unknown", reason: "Paystack answered 503 to POST /transaction/initialize" });
+    assert.deepEqual(await processor.begin(attempt(), signal()), notReached);
+    assert.equal(log.lines.at(-1)?.fields["reason"], "Paystack answered 503 to POST /transaction/initialize");
+    const ref0 = { idempotencyKey: "att_y", reference: "att_y", amount: 1n };
+    assert.deepEqual(await processor.status(ref0, signal()), { kind: "unknown", reason: "Paystack answered 503 to GET /transaction/verify/att_y" });
     standIn.knobs.down = [];
 
     standIn.knobs.slowMs = 4_000;
     const impatient = createPaystackProcessor({ secretKey, baseUrl: standIn.url, timeoutMs: 500 });
+    assert.deepEqual(await impatient.begin(attempt(), signal()), notReached);
     // The stand-in would answer after 4 s: this reason comes only from the 500 ms timeout cutting the call.
-    assert.deepEqual(await impatient.begin(attempt(), signal()), { kind: "unknown", reason: "Paystack did not answer within 500 ms" });
+    assert.deepEqual(await impatient.status(ref0, signal()), { kind: "unknown", reason: "Paystack did not answer within 500 ms" });
     standIn.knobs.slowMs = 0;
 
     standIn.knobs.tooManyRetryAfter = "7";
@@ -148,12 +172,15 @@ describe("createPaystackProcessor", () => {
     assert.deepEqual(await unreachable.status(ref, signal()), { kind: "unknown", reason: "Paystack could not be reached (ECONNREFUSED)" });
   });
 
-  it("a refused secret key is unknown and logged at error, and nothing it says carries the key", async () => {
+  it("a refused secret key is unknown (at initialize: declined) and logged at error, and nothing it says carries the key", async () => {
     const wrongKey = "sk_test_" + "f".repeat(40);
     const wrong = createPaystackProcessor({ secretKey: wrongKey, baseUrl: standIn.url, timeoutMs: 10_000, logger: log.logger });
     const outcome = await wrong.begin(attempt(), signal());
-    assert.deepEqual(outcome, { kind: "unknown", reason: "Paystack refused the secret key (401)" });
-    assert.equal(log.lines.filter((line) => line.level === "error").length, 1);
+    assert.deepEqual(outcome, { kind: "declined", reference: null, reason: unreachableReason });
+    const status = await wrong.status({ idempotencyKey: "att_z", reference: "att_z", amount: 1n }, signal());
+    assert.deepEqual(status, { kind: "unknown", reason: "Paystack refused the secret key (401)" });
+    assert.equal(log.lines.filter((line) => line.level === "error").length, 2);
+    assert.ok(!JSON.stringify(status).includes(wrongKey));
     assert.ok(!JSON.stringify(log.lines).includes(wrongKey));
     assert.ok(!JSON.stringify(outcome).includes(wrongKey));
   });

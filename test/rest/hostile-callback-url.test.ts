@@ -80,7 +80,8 @@ describe(`callbackUrl (${testStoreKind} store)`, () => {
   let client: RestClient;
   let seq = 0;
   const create = (callbackUrl: string) =>
-    client.createIntent({ amount: 500, customerEmail: "ada@example.com", clientReference: `cb-${++seq}`, callbackUrl });
+    // Card only: no processor page (Paystack's) joins the callback origin in form-action.
+    client.createIntent({ amount: 500, customerEmail: "ada@example.com", clientReference: `cb-${++seq}`, callbackUrl, paymentMethod: ["card"] });
 
   before(async () => {
     server = await startTestServer();
@@ -162,7 +163,7 @@ describe(`callbackUrl (${testStoreKind} store)`, () => {
       it(`treats a stored callbackUrl that fails validation (${JSON.stringify(legacy)}) as none: not in the policy, not a redirect`, async () => {
         const ids = createIdGenerator(createSystemClock());
         // A fresh pending intent, stored again under another id and token with the legacy value.
-        const fresh = expectJson<PaymentIntentJson>(await client.createIntent({ amount: 500, customerEmail: "ada@example.com", clientReference: `legacy-base-${++seq}` }), 201);
+        const fresh = expectJson<PaymentIntentJson>(await client.createIntent({ amount: 500, customerEmail: "ada@example.com", clientReference: `legacy-base-${++seq}`, paymentMethod: ["card"] }), 201);
         const template = await server.intents.findById("merchantA", fresh.id);
         assert.ok(template, "an intent to copy");
         const token = ids.checkoutToken("merchantA");

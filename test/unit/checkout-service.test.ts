@@ -6,6 +6,7 @@ import { CreatePaymentIntentRequestSchema, ListPaymentIntentsRequestSchema } fro
 import type { PaymentIntentStatus } from "../../src/domain/payment-intent.js";
 import { createIdGenerator } from "../../src/lib/ids.js";
 import { silentLogger } from "../../src/lib/logger.js";
+import { createProcessorRegistry } from "../../src/processor/processor-registry.js";
 import { createTestModeProcessor, testCards, type TestModeProcessor } from "../../src/processor/test-mode-processor.js";
 import { createSettleAttempt } from "../../src/service/attempt-settler.js";
 import { createLoggingLateSuccessHandler } from "../../src/service/late-success-handler.js";
@@ -74,7 +75,7 @@ describe("payment lifecycle (service layer, injected clock)", () => {
     checkout = createCheckoutService({
       intents,
       merchants: { nameOf: async (id) => (id === "m1" ? "Ada Stores" : undefined) },
-      processor,
+      processors: createProcessorRegistry([processor]),
       catalogue,
       expiry,
       events,

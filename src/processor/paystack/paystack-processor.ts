@@ -17,6 +17,25 @@ const refundLookbackMs = 48 * 3600_000;
 const refundPageSize = 100;
 const refundPagesAtMost = 10;
 
+/**
+ * Paystack reports a transaction whose customer has not paid yet as
+ * "abandoned", also while the customer is still on its page (reading, typing
+ * an OTP, making a transfer). A status check takes it as final only once the
+ * customer is back with us (the return URL) or the attempt has been open this
+ * long: 30 minutes, time for an OTP, a bank's app or a transfer on its page,
+ * and within PROCESSING_ALARM_AFTER's default hour (docs/payments.md).
+ */
+export const abandonedFinalAfterMs = 30 * 60_000;
+
+/** What the customer reads when Paystack cannot start their payment. */
+export const unreachableReason = "Paystack could not be reached, so nothing was charged. Please try again in a moment, or choose another way to pay.";
+
+/** The origin of Paystack's hosted page; a stand-in at another PAYSTACK_BASE_URL serves its page itself. */
+function hostedPageOrigin(baseUrl: string): string {
+  const url = new URL(baseUrl);
+  return url.hostname === "api.paystack.co" ? "https://checkout.paystack.com" : url.origin;
+}
+
 /** PaystackProcessorOptions: the secret key (PAYSTACK_SECRET_KEY) and where Paystack is (PAYSTACK_BASE_URL). */
 export interface PaystackProcessorOptions {
   secretKey: string;
@@ -47,9 +66,15 @@ export function createPaystackProcessor(options: PaystackProcessorOptions): Paym
     ({ kind: "unknown", reason: reply.reason, ...(reply.retryAfterMs === undefined ? {} : { retryAfterMs: reply.retryAfterMs }) }) as const;
 
   /** A 401 or 403 is our configuration, not the payment: stays unknown (the processing alarm fires) and says so at error. */
-  const keyRefused = (status: number): AttemptOutcome & RefundOutcome => {
+  const keyRefused = (status: number): { kind: "unknown"; reason: string } => {
     logger.error({ processor: paystackName, status }, "Paystack refused the secret key: check PAYSTACK_SECRET_KEY");
     return { kind: "unknown", reason: `Paystack refused the secret key (${status})` };
+  };
+
+  /** An initialize that got no answer: declined, with what the customer should do. */
+  const notReached = (why: string): AttemptOutcome => {
+    logger.warn({ processor: paystackName, reason: why }, "Paystack did not take a payment attempt: declined, nothing charged");
+    return { kind: "declined", reference: null, reason: unreachableReason };
   };
 
   /** An amount mismatch is never paid, and someone must look: the log line at error says what to do. */
@@ -95,7 +120,7 @@ export function createPaystackProcessor(options: PaystackProcessorOptions): Paym
 
     handles: (method) => method === paystackName,
 
-    instructions: () => ({ kind: "processor", processorName: "Paystack" }),
+    instructions: () => ({ kind: "processor", processorName: "Paystack", redirectsTo: hostedPageOrigin(options.baseUrl) }),
 
     async begin(request, signal) {
       if (request.amount > BigInt(Number.MAX_SAFE_INTEGER)) {
@@ -110,9 +135,12 @@ export function createPaystackProcessor(options: PaystackProcessorOptions): Paym
         metadata: { payment_intent_id: request.paymentIntentId, amount_kobo: String(request.amount) },
       };
       const reply = await http.call("POST", "/transaction/initialize", { body }, signal);
-      if (reply.kind === "unavailable") return unknown(reply);
+      // Only the customer, on the authorization_url this answer carries, can pay a
+      // transaction: without the answer nothing can be charged, so the attempt
+      // ends at once and the customer may try again (not left processing).
+      if (reply.kind === "unavailable") return notReached(reply.reason);
       if (reply.kind === "refused") {
-        if (reply.status === 401 || reply.status === 403) return keyRefused(reply.status);
+        if (reply.status === 401 || reply.status === 403) return notReached(keyRefused(reply.status).reason);
         // The same reference twice: an earlier call got through; verify says how it went.
         if (/duplicate/i.test(reply.message)) return { kind: "unknown", reason: "Paystack already has this attempt" };
         return { kind: "declined", reference: null, reason: `Paystack refused the payment: ${reply.message}` };
@@ -135,6 +163,9 @@ export function createPaystackProcessor(options: PaystackProcessorOptions): Paym
         return { kind: "unknown", reason: `Paystack refused to verify: ${reply.message}` };
       }
       if (!isTransactionData(reply.body.data)) return { kind: "unknown", reason: "Paystack's answer to verify has no transaction" };
+      const { status, reference: paystackReference } = reply.body.data;
+      const customerMayBeOnPage = !ref.customerReturned && ref.openForMs !== undefined && ref.openForMs < abandonedFinalAfterMs;
+      if (status === "abandoned" && customerMayBeOnPage) return { kind: "pending", reference: paystackReference };
       const outcome = transactionOutcome(reply.body.data, { amount: ref.amount, currency: "NGN" });
       reportMismatch(ref.idempotencyKey, ref.amount, outcome);
       return outcome;

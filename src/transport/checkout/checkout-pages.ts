@@ -5,7 +5,7 @@ import type { CheckoutMethod, CheckoutView } from "../../service/checkout-servic
 import { formatNaira } from "./format-naira.js";
 import { html, page, SafeHtml } from "./html.js";
 
-const methodLabels: Record<string, string> = { card: "Card", bank_transfer: "Bank transfer", ussd: "USSD" };
+const methodLabels: Record<string, string> = { card: "Card", bank_transfer: "Bank transfer", ussd: "USSD", paystack: "Paystack" };
 const labelOf = (name: string) => methodLabels[name] ?? `Pay with ${name}`;
 
 /** What each settled state tells the customer; none of them offers a payment. */
@@ -42,7 +42,7 @@ function methodSection(view: CheckoutView, entry: CheckoutMethod, action: string
       body = html`<form method="post" action="${action}" autocomplete="on" novalidate>
 ${hidden}
 <label for="card-number">Card number</label>
-<input id="card-number" name="card_number" inputmode="numeric" autocomplete="cc-number" placeholder="${view.testMode ? "4084 0840 8408 4081" : "1234 5678 9012 3456"}" required>
+<input id="card-number" name="card_number" inputmode="numeric" autocomplete="cc-number" placeholder="${entry.testMode ? "4084 0840 8408 4081" : "1234 5678 9012 3456"}" required>
 ${errorsFor(errors, "number")}
 <div class="row">
 <div><label for="card-expiry">Expiry date</label>
@@ -66,11 +66,13 @@ ${errorsFor(errors, "cvv")}</div>
       break;
     case "processor":
       body = html`<p>Pay ${amount} through ${i.processorName}.</p>
-<form method="post" action="${action}">${hidden}<button type="submit">Continue with ${i.processorName}</button></form>`;
+<form method="post" action="${action}">${hidden}<button type="submit">Pay with ${i.processorName}</button></form>`;
       break;
   }
+  // A page mixing live and test-mode methods marks the test-mode ones (the header's badge marks a page all in test mode).
   return html`<section class="card" id="method-${name}" aria-labelledby="heading-${name}">
 <h2 id="heading-${name}">${labelOf(name)}</h2>
+${entry.testMode && !view.testMode ? html`<p><span class="badge">Test mode: no real money moves</span></p>` : ""}
 ${body}
 </section>`;
 }

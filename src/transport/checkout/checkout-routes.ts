@@ -4,7 +4,7 @@ import type { PaymentIntentRecord } from "../../domain/payment-intent.js";
 import type { Logger } from "../../lib/logger.js";
 import { pathOf, type HttpRoute } from "../../http/http-route.js";
 import type { NodeRequest, NodeResponse } from "../../http/node-http.js";
-import type { CheckoutService } from "../../service/checkout-service.js";
+import type { CheckoutService, CheckoutView } from "../../service/checkout-service.js";
 import { readHttpUrl } from "../../rules/http-url.js";
 import { BodyTooLarge, ClientGone, readBody } from "../../http/read-body.js";
 import type { RequestContext } from "../../http/request-context.js";
@@ -73,6 +73,21 @@ export function createCheckoutRoutes(options: CheckoutRoutesOptions): HttpRoute[
   const callbackOrigin = (intent: PaymentIntentRecord) => callbackOf(intent)?.origin;
 
   /**
+   * Where the page's forms may lead, for its form-action: the merchant's
+   * callback origin, and the processor pages its methods send the customer
+   * to (Paystack's), since the browser checks a form post's redirect too.
+   */
+  function formTargetsOf(view: CheckoutView): string | undefined {
+    const targets = new Set<string>();
+    const callback = callbackOrigin(view.intent);
+    if (callback) targets.add(callback);
+    for (const { instructions } of view.methods) {
+      if (instructions.kind === "processor" && instructions.redirectsTo) targets.add(instructions.redirectsTo);
+    }
+    return targets.size > 0 ? [...targets].join(" ") : undefined;
+  }
+
+  /**
    * Where the customer goes after an attempt: the processor's page while it
    * requires action, our result page while it is processing (it refreshes
    * to the return URL), else the merchant's callback or our result page.
@@ -104,7 +119,7 @@ export function createCheckoutRoutes(options: CheckoutRoutesOptions): HttpRoute[
     const view = await options.checkout.view(token);
     const { nonce, isNew } = options.csrf.nonceFor(header(req, "cookie"));
     const body = checkoutPage(view, { action: `/checkout/${token}/pay`, csrf: options.csrf.fieldFor(token, nonce) });
-    send(res, 200, body, isNew ? { "set-cookie": options.csrf.cookie(nonce) } : {}, callbackOrigin(view.intent));
+    send(res, 200, body, isNew ? { "set-cookie": options.csrf.cookie(nonce) } : {}, formTargetsOf(view));
   }
 
   async function pay(req: NodeRequest, res: NodeResponse, token: string) {
@@ -130,7 +145,7 @@ export function createCheckoutRoutes(options: CheckoutRoutesOptions): HttpRoute[
       case "form-errors": {
         const { nonce } = options.csrf.nonceFor(header(req, "cookie"));
         const body = checkoutPage(result.view, { action: `/checkout/${token}/pay`, csrf: options.csrf.fieldFor(token, nonce), errors: result.errors });
-        return send(res, 422, body, {}, callbackOrigin(result.view.intent));
+        return send(res, 422, body, {}, formTargetsOf(result.view));
       }
       case "not-payable": {
         // Paid in another tab, expired, cancelled, or an attempt is with the
@@ -145,12 +160,19 @@ export function createCheckoutRoutes(options: CheckoutRoutesOptions): HttpRoute[
     }
   }
 
-  /** The processor sent the customer back: the attempt is asked about and settled, then shown or handed to the merchant. */
+  /**
+   * The processor sent the customer back: the attempt is asked about and
+   * settled, then handed to the merchant (or shown). One still open is sent
+   * back to the processor's page only while the processor waits for the
+   * customer there; otherwise the customer waits on our processing page,
+   * which asks again on refresh.
+   */
   async function returned(res: NodeResponse, token: string, attemptId: string | null) {
     const found = attemptId ? await options.checkout.returned(token, attemptId) : undefined;
     if (!found) return send(res, 404, notFoundPage());
     const { intent, attempt } = found;
-    if (attempt.outcome === "processing") return send(res, 200, resultPage(intent, attempt, `/checkout/${token}`, returnPath(token, attempt.id)));
+    const waiting = attempt.outcome === "processing" || (attempt.outcome === "requires_action" && !found.awaitingCustomer);
+    if (waiting) return send(res, 200, resultPage(intent, { ...attempt, outcome: "processing" }, `/checkout/${token}`, returnPath(token, attempt.id)));
     redirect(res, afterAttempt(token, intent, attempt));
   }
 
@@ -222,7 +244,7 @@ export function createCheckoutRoutes(options: CheckoutRoutesOptions): HttpRoute[
       name: "/checkout/{token}/return",
       methods: ["GET"],
       matches: (path) => returnPattern.test(path),
-      handle: (req, res, context) => serve(req, res, context, (token) => returned(res, token, new URLSearchParams(queryOf(req.url)).get("attempt"))),
+      handle: (req, res, context) => serve(req, res, context, (token) => returned(res, token, returnedAttemptId(queryOf(req.url)))),
     },
     {
       name: "/checkout/test-3ds/{attempt}",
@@ -250,6 +272,17 @@ const threeDsPattern = /^\/checkout\/test-3ds\/[A-Za-z0-9_-]{1,64}$/;
 /** The return URL of an attempt: where the processor sends the customer back, and where a processing page refreshes. */
 function returnPath(token: string, attemptId: string): string {
   return `/checkout/${token}/return?attempt=${encodeURIComponent(attemptId)}`;
+}
+
+/**
+ * The attempt a return URL names: Paystack adds its transaction's
+ * `reference` (our attempt id, as initialize set it) to the callback_url it
+ * was given, so it is read first, whatever Paystack did to our own query;
+ * other processors send the `attempt` we gave back.
+ */
+function returnedAttemptId(query: string): string | null {
+  const params = new URLSearchParams(query);
+  return params.get("reference") ?? params.get("attempt");
 }
 
 /** The token segment of a checkout path the patterns above accepted. */

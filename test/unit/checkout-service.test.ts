@@ -64,7 +64,8 @@ describe("payment lifecycle (service layer, injected clock)", () => {
     notices = [];
     processor = createTestModeProcessor({
       publicUrl: "https://pay.example.com",
-      webhookDelayMs: 20,
+      // Long enough that the status check right after the confirm comes before the money "arrives", on a busy machine too.
+      webhookDelayMs: 500,
       deliver: async (url, notice) => {
         const parsed = processor.parseWebhook(notice.headers, Buffer.from(notice.body));
         notices.push({ url, body: notice.body, verified: parsed.kind === "attempt" ? `${parsed.idempotencyKey}:${parsed.outcome.kind}` : parsed.kind });
@@ -180,7 +181,7 @@ describe("payment lifecycle (service layer, injected clock)", () => {
       assert.deepEqual([...processor.charges()], [], "nothing is taken before the money arrives");
       const ref = { idempotencyKey: result.attempt.id, reference: result.attempt.processorReference, amount: result.attempt.amount };
       assert.equal((await processor.status(ref, AbortSignal.timeout(1000))).kind, "pending");
-      for (let i = 0; i < 100 && notices.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      for (let i = 0; i < 1000 && notices.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
       assert.deepEqual(notices.map((n) => [n.url, n.verified]), [["https://pay.example.com/processor-webhooks/test", `${result.attempt.id}:succeeded`]]);
       assert.deepEqual([...processor.charges()], [[result.attempt.id, 1]]);
       const after = await processor.status(ref, AbortSignal.timeout(1000));

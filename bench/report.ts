@@ -5,6 +5,7 @@ import type { SoakResult } from "./soak.js";
 import { renderStartup, startupTargets, type StartupResult } from "./startup.js";
 import type { Measurement } from "./support/measure.js";
 import type { Machine } from "./support/machine.js";
+import { mergeFigures, type StatementFigure } from "./support/statement-stats.js";
 import { median, spread, type Spread } from "./support/stats.js";
 import { describeWebhookBench, keepsUp, webhookTargets, type WebhookBenchResult } from "./webhooks.js";
 
@@ -334,6 +335,63 @@ export function targetsOf(report: BenchReport): Target[] {
   return targets;
 }
 
+/** statementsOf is a scenario's per-statement figures, median over its rounds; undefined when pg_stat_statements was not read. */
+export function statementsOf(s: ScenarioResult): StatementFigure[] | undefined {
+  const phases = s.rounds.map((r) => r.statements).filter((x): x is StatementFigure[] => x !== undefined);
+  return phases.length > 0 ? mergeFigures(phases, median) : undefined;
+}
+
+/** The statement as one table cell: on one line, cut at 110 characters. */
+const statementCell = (query: string) => {
+  const line = query.replace(/\s+/g, " ").trim().replaceAll("|", "\\|");
+  return `\`${line.length > 110 ? `${line.slice(0, 107)}…` : line}\``;
+};
+
+/**
+ * renderStatements is the per-statement breakdown of each PostgreSQL
+ * scenario (pg_stat_statements over its measured phases, median per
+ * statement over the rounds): calls, execution and planning time and WAL
+ * per request. Execution time is the backend's wall time inside the
+ * executor, which on a loaded machine includes waiting for a core; the
+ * backends' CPU from /proc in the table above is the cost.
+ */
+export function renderStatements(report: BenchReport): string[] {
+  const lines: string[] = [];
+  for (const s of report.scenarios.filter((x) => x.store === "PostgreSQL")) {
+    const figures = statementsOf(s);
+    if (!figures) continue;
+    const total = (f: (x: StatementFigure) => number) => figures.reduce((sum, x) => sum + f(x), 0);
+    // Statements under 1 % of the time and of the WAL are added up in one line.
+    const time = total((x) => x.execUsPerRequest + x.planUsPerRequest);
+    const wal = total((x) => x.walBytesPerRequest);
+    const shown = figures.filter((x) => x.execUsPerRequest + x.planUsPerRequest >= time * 0.01 || x.walBytesPerRequest >= wal * 0.01);
+    const rest = figures.filter((x) => !shown.includes(x));
+    const num = (x: number, digits = 0) => (Number.isFinite(x) ? x.toFixed(digits) : "–");
+    lines.push(
+      `${s.label} (\`${s.id}\`): ${num(time)} µs of statement time per request (execution ${num(total((x) => x.execUsPerRequest))}, planning ${num(total((x) => x.planUsPerRequest))}), ${num(wal)} WAL bytes per request from its statements.`,
+      "",
+      "| Statement | Calls/request | Exec µs/request | Exec µs/call | Plan µs/request | Plans/call | WAL bytes/request |",
+      "|---|---:|---:|---:|---:|---:|---:|",
+      ...shown.map(
+        (x) =>
+          `| ${statementCell(x.query)} | ${num(x.callsPerRequest, 2)} | ${num(x.execUsPerRequest)} | ${num(x.execUsPerRequest / x.callsPerRequest)} | ${num(x.planUsPerRequest)} | ${num(x.plansPerCall, 2)} | ${num(x.walBytesPerRequest)} |`,
+      ),
+      ...(rest.length > 0
+        ? [
+            `| ${rest.length} other statements | ${num(rest.reduce((a, x) => a + x.callsPerRequest, 0), 2)} | ${num(rest.reduce((a, x) => a + x.execUsPerRequest, 0))} | | ${num(rest.reduce((a, x) => a + x.planUsPerRequest, 0))} | | ${num(rest.reduce((a, x) => a + x.walBytesPerRequest, 0))} |`,
+          ]
+        : []),
+      "",
+    );
+  }
+  if (lines.length === 0) return lines;
+  return [
+    "Per-statement breakdown on PostgreSQL (`pg_stat_statements` over each scenario's measured phases, median per statement over the rounds; execution time is wall time in the executor, which on a busy machine includes waiting for a core; WAL is what each statement wrote, commit records aside):",
+    "",
+    ...lines,
+  ];
+}
+
 /** renderReport is the markdown the bench prints and writes between the markers of docs/BENCHMARKS.md. */
 export function renderReport(report: BenchReport): string {
   const m = report.machine;
@@ -367,6 +425,7 @@ export function renderReport(report: BenchReport): string {
     `- REST create, PostgreSQL vs memory: ${ratio("rest-create-postgres", "rest-create-memory")}`,
     "",
   ];
+  lines.push(...renderStatements(report));
   if (report.scale.length > 0) {
     lines.push(
       "List latency on PostgreSQL (REST, a page of 50; one merchant per size in one table; sequential requests taken in turns):",

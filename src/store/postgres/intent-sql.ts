@@ -160,19 +160,29 @@ const earliestCte = `earliest as materialized (
  * it inserted; the rest is the existing intent, if this statement's snapshot
  * can see it (see insertIntent).
  */
-const insertTextOf = (withEventContext: boolean) => `
-  with inserted as (
-    insert into payment_intents (id, merchant_id, amount, total_amount, currency, country, customer_email, receipt_email,
+/** The columns a create writes, in the order of insertIntent's values $1–$19. */
+export const insertColumns = `id, merchant_id, amount, total_amount, currency, country, customer_email, receipt_email,
       status, client_reference, payment_methods, callback_url, transaction, checkout_token, request_fingerprint,
-      created_at, updated_at, expires_at, deleted_at)
-    values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
-    on conflict (merchant_id, client_reference) do nothing
-    returning id, merchant_id
-  ), splits as (
+      created_at, updated_at, expires_at, deleted_at`;
+
+/** $1–$19 as a select list, typed (an INSERT … SELECT does not take its types from the columns as VALUES does). */
+export const insertValuesTyped = `$1::text, $2::text, $3::int8, $4::int8, $5::text, $6::text, $7::text, $8::text, $9::text, $10::text,
+      $11::text[], $12::text, $13::text, $14::text, $15::text, $16::timestamptz, $17::timestamptz, $18::timestamptz, $19::timestamptz`;
+
+/** The splits of the intents in CTE `inserted`, from $20 (account ids) and $21 (amounts). */
+export const insertSplitsCte = `splits as (
     insert into payment_intent_splits (payment_intent_id, position, merchant_id, settlement_account_id, split_amount)
     select i.id, s.n - 1, i.merchant_id, s.account_id, s.amount
     from inserted i cross join unnest($20::text[], $21::int8[]) with ordinality as s (account_id, amount, n)
-  )
+  )`;
+
+const insertTextOf = (withEventContext: boolean) => `
+  with inserted as (
+    insert into payment_intents (${insertColumns})
+    values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
+    on conflict (merchant_id, client_reference) do nothing
+    returning id, merchant_id
+  ), ${insertSplitsCte}
   select exists (select 1 from inserted), ${intentColumns("pi")}${withEventContext ? `, ${eventContextColumns("ctx")}` : ""}
   from (values ($2::text)) as ctx (merchant_id)
   ${withEventContext ? eventContextJoin("ctx", "($20::text[])[1]") : ""}
@@ -187,9 +197,12 @@ const insertWithEventContextText = insertTextOf(true);
  * caller holds it.
  */
 export function insertIntent(record: PaymentIntentRecord, withEventContext = false): StatementStep {
-  return {
-    text: withEventContext ? insertWithEventContextText : insertText,
-    values: [
+  return { text: withEventContext ? insertWithEventContextText : insertText, values: insertValues(record) };
+}
+
+/** The values $1–$21 of a create: the intent's columns (insertColumns), then its splits' accounts and amounts. */
+export function insertValues(record: PaymentIntentRecord): (string | null)[] {
+  return [
       record.id,
       record.merchantId,
       record.amount.toString(),
@@ -211,8 +224,7 @@ export function insertIntent(record: PaymentIntentRecord, withEventContext = fal
       nullableTimestampParam(record.deletedAt),
       textArrayParam(record.splits.map((s) => s.settlementAccountId)),
       bigintArrayParam(record.splits.map((s) => s.splitAmount)),
-    ],
-  };
+  ];
 }
 
 const byIdText = `select ${intentColumns("pi")} from payment_intents pi where pi.merchant_id = $1 and pi.id = $2`;

@@ -1,7 +1,17 @@
 import type { EventRecord } from "../../domain/event.js";
 import type { EventOutbox } from "../event-store.js";
 import { render, recordValues, type EventChange } from "./event-sql.js";
-import { insertColumns, insertSplitsCte, insertValues, insertValuesTyped, intentColumns } from "./intent-sql.js";
+import {
+  firstSplitAccount,
+  insertColumns,
+  insertParameterCount,
+  insertSplitsCte,
+  insertValues,
+  insertValuesTyped,
+  intentColumns,
+  merchantParameter,
+  referenceParameter,
+} from "./intent-sql.js";
 import type { StatementStep } from "./statement-pipeline.js";
 import { textArrayParam } from "./sql-values.js";
 
@@ -19,21 +29,24 @@ import { textArrayParam } from "./sql-values.js";
  * creates again the long way, reading it.
  *
  * One row: holds?, inserted?, then the intent stored under the reference if
- * this snapshot sees one (a replay). Parameters: $1–$21 as insertIntent, then
- * $22–$33 as the outbox's recordText ($1–$12 there), then $34 the account id
- * expected (null: none), $35 the event type, $36 the endpoint ids expected.
+ * this snapshot sees one (a replay). Parameters: insertIntent's (insertValues),
+ * then the outbox's recordText's twelve (the events', the deliveries'), then
+ * the account id expected (null: none), the event type, and the endpoint ids
+ * expected.
  */
+/** $n after the create's own parameters: n = 1 is the first of recordText's. */
+const p = (n: number) => `$${insertParameterCount + n}`;
 const createWithEventText = `
   with verdict as materialized (
     select
-      coalesce(($20::text[])[1],
-        (select f.id from settlement_accounts f where f.merchant_id = $2 order by f.created_at, f.id limit 1))
-        is not distinct from $34 as account_holds,
+      coalesce(${firstSplitAccount},
+        (select f.id from settlement_accounts f where f.merchant_id = ${merchantParameter} order by f.created_at, f.id limit 1))
+        is not distinct from ${p(13)} as account_holds,
       coalesce((select array_agg(w.id) from webhook_endpoints w
-        where w.merchant_id = $2 and w.status = 'enabled' and w.deleted_at is null
-          and (cardinality(w.event_types) = 0 or $35 = any(w.event_types))), '{}') as endpoint_ids
+        where w.merchant_id = ${merchantParameter} and w.status = 'enabled' and w.deleted_at is null
+          and (cardinality(w.event_types) = 0 or ${p(14)} = any(w.event_types))), '{}') as endpoint_ids
   ), decision as materialized (
-    select account_holds and endpoint_ids @> $36::text[] and endpoint_ids <@ $36::text[] as holds from verdict
+    select account_holds and endpoint_ids @> ${p(15)}::text[] and endpoint_ids <@ ${p(15)}::text[] as holds from verdict
   ), inserted as (
     insert into payment_intents (${insertColumns})
     select ${insertValuesTyped} where (select holds from decision)
@@ -41,17 +54,17 @@ const createWithEventText = `
     returning id, merchant_id
   ), ${insertSplitsCte}, recorded as (
     insert into events (merchant_id, id, type, payment_intent_id, created_at, payload, body)
-    select e.* from unnest($22::text[], $23::text[], $24::text[], $25::text[], $26::timestamptz[], $27::bytea[], $28::text[]) as e
+    select e.* from unnest(${p(1)}::text[], ${p(2)}::text[], ${p(3)}::text[], ${p(4)}::text[], ${p(5)}::timestamptz[], ${p(6)}::bytea[], ${p(7)}::text[]) as e
     where exists (select 1 from inserted)
   ), delivered as (
     insert into webhook_deliveries (merchant_id, id, event_id, endpoint_id, status, next_attempt_at, created_at, updated_at)
     select d.merchant_id, d.id, d.event_id, d.endpoint_id, 'pending', d.at, d.at, d.at
-    from unnest($29::text[], $30::text[], $31::text[], $32::text[], $33::timestamptz[]) as d (merchant_id, id, event_id, endpoint_id, at)
+    from unnest(${p(8)}::text[], ${p(9)}::text[], ${p(10)}::text[], ${p(11)}::text[], ${p(12)}::timestamptz[]) as d (merchant_id, id, event_id, endpoint_id, at)
     where exists (select 1 from inserted)
   )
   select (select holds from decision), exists (select 1 from inserted), ${intentColumns("pi")}
   from (values (1)) as one (x)
-  left join payment_intents pi on pi.merchant_id = $2 and pi.client_reference = $10`;
+  left join payment_intents pi on pi.merchant_id = ${merchantParameter} and pi.client_reference = ${referenceParameter}`;
 
 /** createWithEvent is the one-statement create of change's intent with its event, as change's remembered context expects. */
 export function createWithEvent(outbox: EventOutbox, change: EventChange): { step: StatementStep; events: EventRecord[] } {

@@ -13,7 +13,7 @@ const ids = createIdGenerator(clock);
 const liveIntent = createLiveIntents(clock, ids);
 
 /**
- * payment_intents.payment_methods' check (Migration20261126150000_methods_check):
+ * payment_intents.payment_methods' check (Migration20261126170000_methods_check):
  * one plain expression over the array's text form, no SQL function.
  */
 describe("PostgreSQL payment_methods check", { skip }, () => {

@@ -19,8 +19,8 @@ import { Migration } from "@mikro-orm/migrations";
  * length of each name. In the database the one left costs a backreference
  * regex or a subquery, each several times the whole check above.
  */
-export class Migration20261126150000_methods_check extends Migration {
-  override name = "Migration20261126150000_methods_check";
+export class Migration20261126170000_methods_check extends Migration {
+  override name = "Migration20261126170000_methods_check";
 
   override up(): void {
     this.addSql(`alter table payment_intents drop constraint payment_intents_payment_methods_check`);

@@ -5,6 +5,7 @@ import type { SoakResult } from "./soak.js";
 import { renderStartup, startupTargets, type StartupResult } from "./startup.js";
 import type { Measurement } from "./support/measure.js";
 import type { Machine } from "./support/machine.js";
+import { mergeFigures, type StatementFigure } from "./support/statement-stats.js";
 import { median, spread, type Spread } from "./support/stats.js";
 import { describeWebhookBench, keepsUp, webhookTargets, type WebhookBenchResult } from "./webhooks.js";
 
@@ -52,7 +53,7 @@ export interface Summary {
   p50Ms: number;
   p99: Spread;
   db: Spread;
-  /** WAL bytes per request, median over the rounds. */
+  /** WAL bytes per request, median over the rounds: its statements' (pg_stat_statements) when read, else the cluster's. */
   walBytes: number;
   generatorUs: number;
   /** The fewest clock ticks any round measured: the figure's resolution. */
@@ -68,7 +69,10 @@ export function summarize(s: ScenarioResult): Summary {
     p50Ms: median(m.map((r) => r.result.p50Ms)),
     p99: spread(m.map((r) => r.result.p99Ms)),
     db: spread(m.map((r) => r.dbUsPerRequest ?? NaN)),
-    walBytes: median(m.map((r) => r.walBytesPerRequest ?? NaN)),
+    // The database's own statements' WAL when pg_stat_statements is loaded: the cluster's LSN also counts whatever else writes to it.
+    walBytes: median(
+      m.map((r) => (r.statements ? r.statements.reduce((sum, x) => sum + x.walBytesPerRequest, 0) : (r.walBytesPerRequest ?? NaN))),
+    ),
     generatorUs: median(m.map((r) => r.generatorUsPerRequest ?? NaN)),
     minTicks: Math.min(...m.map((r) => r.cpuTicks)),
     requests: m.reduce((sum, r) => sum + r.result.requests, 0),
@@ -90,6 +94,8 @@ export interface RunRecord {
   date: string;
   /** CPU µs per request of every scenario over the rounds. */
   cpuUsPerRequest: Record<string, Spread>;
+  /** PostgreSQL backends' CPU µs per request of the PostgreSQL scenarios (absent in records before issue 24). */
+  dbUsPerRequest?: Record<string, Spread>;
 }
 
 /**
@@ -158,26 +164,35 @@ export interface Regression {
  * never changes. Several references, so one noisy figure does not decide it;
  * per store, because PostgreSQL's share of a busy machine moves on its own.
  */
-export function machineFactors(report: BenchReport): Map<string, number> {
+export function machineFactors(report: BenchReport, figure: "cpu" | "db" = "cpu"): Map<string, number> {
   const logs = new Map<string, number[]>();
   for (const s of report.scenarios) {
-    const before = report.previous?.cpuUsPerRequest[s.id];
-    if (s.kind !== "reference" || !before) continue;
-    logs.set(s.store, [...(logs.get(s.store) ?? []), Math.log(summarize(s).cpu.median / before.median)]);
+    const before = recordedOf(report.previous, figure)?.[s.id];
+    const now = summarize(s)[figure].median;
+    if (s.kind !== "reference" || !before || !Number.isFinite(now)) continue;
+    logs.set(s.store, [...(logs.get(s.store) ?? []), Math.log(now / before.median)]);
   }
   return new Map([...logs].map(([store, l]) => [store, Math.exp(l.reduce((a, b) => a + b, 0) / l.length)]));
 }
 
-/** regressionsOf compares each scenario of ours with the last full run, net of the machine's change; undefined without a last run. */
-export function regressionsOf(report: BenchReport): Regression[] | undefined {
-  const previous = report.previous;
+const recordedOf = (record: RunRecord | undefined, figure: "cpu" | "db") => (figure === "cpu" ? record?.cpuUsPerRequest : record?.dbUsPerRequest);
+
+/**
+ * regressionsOf compares each scenario of ours with the last full run, net of
+ * the machine's change; undefined without a last run. figure "db" compares
+ * the PostgreSQL backends' CPU per request (issue 24: a change that makes a
+ * create more than 15 % more expensive in the database shows here), scaled
+ * by the references' database CPU.
+ */
+export function regressionsOf(report: BenchReport, figure: "cpu" | "db" = "cpu"): Regression[] | undefined {
+  const previous = recordedOf(report.previous, figure);
   if (!previous) return undefined;
-  const factors = machineFactors(report);
+  const factors = machineFactors(report, figure);
   return report.scenarios
-    .filter((s) => s.kind === "ours" && previous.cpuUsPerRequest[s.id] !== undefined && factors.has(s.store))
+    .filter((s) => s.kind === "ours" && previous[s.id] !== undefined && factors.has(s.store) && Number.isFinite(summarize(s)[figure].median))
     .map((s) => {
-      const before = previous.cpuUsPerRequest[s.id]!;
-      const now = summarize(s).cpu;
+      const before = previous[s.id]!;
+      const now = summarize(s)[figure];
       const factor = factors.get(s.store)!;
       const change = now.median / factor / before.median - 1;
       const disjoint = now.min / factor > before.max;
@@ -258,15 +273,16 @@ export function targetsOf(report: BenchReport): Target[] {
     });
   }
 
-  const regressions = report.scenarios.length > 0 ? regressionsOf(report) : undefined;
-  if (regressions) {
+  for (const figure of ["cpu", "db"] as const) {
+    const regressions = report.scenarios.length > 0 ? regressionsOf(report, figure) : undefined;
+    if (!regressions) continue;
     const worse = regressions.filter((r) => r.regressed);
     const worst = [...regressions].sort((a, b) => b.change - a.change)[0];
     const change = (r: Regression) =>
       `${r.id} ${r.change >= 0 ? "+" : ""}${(r.change * 100).toFixed(0)}% (${us(r.before)} → ${us(r.now)} µs${r.disjoint ? ", ranges apart" : ""})`;
-    const factors = [...machineFactors(report)].map(([store, f]) => `${store} ${times(f)}`).join(", ");
+    const factors = [...machineFactors(report, figure)].map(([store, f]) => `${store} ${times(f)}`).join(", ");
     targets.push({
-      name: `No regression: CPU per request of each scenario of ours vs the last full run (${report.previous!.date}), net of the machine's change (the references': ${factors || "none ran"})`,
+      name: `No regression: ${figure === "cpu" ? "CPU" : "PostgreSQL backends' CPU"} per request of each scenario of ours vs the last full run (${report.previous!.date}), net of the machine's change (the references': ${factors || "none ran"})`,
       figure: worse.length > 0 ? worse.map(change).join("; ") : `none${worst ? ` (largest change: ${change(worst)})` : ""}`,
       goal: `no median over +${regressionTolerance * 100}% with its range above the last run's`,
       met: worse.length === 0,
@@ -334,6 +350,63 @@ export function targetsOf(report: BenchReport): Target[] {
   return targets;
 }
 
+/** statementsOf is a scenario's per-statement figures, median over its rounds; undefined when pg_stat_statements was not read. */
+export function statementsOf(s: ScenarioResult): StatementFigure[] | undefined {
+  const phases = s.rounds.map((r) => r.statements).filter((x): x is StatementFigure[] => x !== undefined);
+  return phases.length > 0 ? mergeFigures(phases, median) : undefined;
+}
+
+/** The statement as one table cell: on one line, cut at 110 characters. */
+const statementCell = (query: string) => {
+  const line = query.replace(/\s+/g, " ").trim().replaceAll("|", "\\|");
+  return `\`${line.length > 110 ? `${line.slice(0, 107)}…` : line}\``;
+};
+
+/**
+ * renderStatements is the per-statement breakdown of each PostgreSQL
+ * scenario (pg_stat_statements over its measured phases, median per
+ * statement over the rounds): calls, execution and planning time and WAL
+ * per request. Execution time is the backend's wall time inside the
+ * executor, which on a loaded machine includes waiting for a core; the
+ * backends' CPU from /proc in the table above is the cost.
+ */
+export function renderStatements(report: BenchReport): string[] {
+  const lines: string[] = [];
+  for (const s of report.scenarios.filter((x) => x.store === "PostgreSQL")) {
+    const figures = statementsOf(s);
+    if (!figures) continue;
+    const total = (f: (x: StatementFigure) => number) => figures.reduce((sum, x) => sum + f(x), 0);
+    // Statements under 1 % of the time and of the WAL are added up in one line.
+    const time = total((x) => x.execUsPerRequest + x.planUsPerRequest);
+    const wal = total((x) => x.walBytesPerRequest);
+    const shown = figures.filter((x) => x.execUsPerRequest + x.planUsPerRequest >= time * 0.01 || x.walBytesPerRequest >= wal * 0.01);
+    const rest = figures.filter((x) => !shown.includes(x));
+    const num = (x: number, digits = 0) => (Number.isFinite(x) ? x.toFixed(digits) : "–");
+    lines.push(
+      `${s.label} (\`${s.id}\`): ${num(time)} µs of statement time per request (execution ${num(total((x) => x.execUsPerRequest))}, planning ${num(total((x) => x.planUsPerRequest))}), ${num(wal)} WAL bytes per request from its statements.`,
+      "",
+      "| Statement | Calls/request | Exec µs/request | Exec µs/call | Plan µs/request | Plans/call | WAL bytes/request |",
+      "|---|---:|---:|---:|---:|---:|---:|",
+      ...shown.map(
+        (x) =>
+          `| ${statementCell(x.query)} | ${num(x.callsPerRequest, 2)} | ${num(x.execUsPerRequest)} | ${num(x.execUsPerRequest / x.callsPerRequest)} | ${num(x.planUsPerRequest)} | ${num(x.plansPerCall, 2)} | ${num(x.walBytesPerRequest)} |`,
+      ),
+      ...(rest.length > 0
+        ? [
+            `| ${rest.length} other statements | ${num(rest.reduce((a, x) => a + x.callsPerRequest, 0), 2)} | ${num(rest.reduce((a, x) => a + x.execUsPerRequest, 0))} | | ${num(rest.reduce((a, x) => a + x.planUsPerRequest, 0))} | | ${num(rest.reduce((a, x) => a + x.walBytesPerRequest, 0))} |`,
+          ]
+        : []),
+      "",
+    );
+  }
+  if (lines.length === 0) return lines;
+  return [
+    "Per-statement breakdown on PostgreSQL (`pg_stat_statements` over each scenario's measured phases, median per statement over the rounds; execution time is wall time in the executor, which on a busy machine includes waiting for a core; WAL is what each statement wrote, commit records aside):",
+    "",
+    ...lines,
+  ];
+}
+
 /** renderReport is the markdown the bench prints and writes between the markers of docs/BENCHMARKS.md. */
 export function renderReport(report: BenchReport): string {
   const m = report.machine;
@@ -367,6 +440,7 @@ export function renderReport(report: BenchReport): string {
     `- REST create, PostgreSQL vs memory: ${ratio("rest-create-postgres", "rest-create-memory")}`,
     "",
   ];
+  lines.push(...renderStatements(report));
   if (report.scale.length > 0) {
     lines.push(
       "List latency on PostgreSQL (REST, a page of 50; one merchant per size in one table; sequential requests taken in turns):",
@@ -406,14 +480,13 @@ export function renderReport(report: BenchReport): string {
 
 /** recordOf is what the next full run compares against. */
 export function recordOf(report: BenchReport): RunRecord {
+  const round1 = (x: number) => Math.round(x * 10) / 10;
+  const rounded = ({ median, min, max }: Spread): Spread => ({ median: round1(median), min: round1(min), max: round1(max) });
   return {
     date: report.date,
-    cpuUsPerRequest: Object.fromEntries(
-      report.scenarios.map((s) => {
-        const { median, min, max } = summarize(s).cpu;
-        const round1 = (x: number) => Math.round(x * 10) / 10;
-        return [s.id, { median: round1(median), min: round1(min), max: round1(max) }];
-      }),
+    cpuUsPerRequest: Object.fromEntries(report.scenarios.map((s) => [s.id, rounded(summarize(s).cpu)])),
+    dbUsPerRequest: Object.fromEntries(
+      report.scenarios.filter((s) => Number.isFinite(summarize(s).db.median)).map((s) => [s.id, rounded(summarize(s).db)]),
     ),
   };
 }
@@ -424,7 +497,12 @@ export function readRecord(path: string): RunRecord | undefined {
   const record = JSON.parse(readFileSync(path, "utf8")) as { date: string; cpuUsPerRequest: Record<string, Spread | number> };
   // The first records kept only medians.
   const spreadOf = (v: Spread | number): Spread => (typeof v === "number" ? { median: v, min: v, max: v } : v);
-  return { date: record.date, cpuUsPerRequest: Object.fromEntries(Object.entries(record.cpuUsPerRequest).map(([id, v]) => [id, spreadOf(v)])) };
+  const record2 = record as { dbUsPerRequest?: Record<string, Spread> };
+  return {
+    date: record.date,
+    cpuUsPerRequest: Object.fromEntries(Object.entries(record.cpuUsPerRequest).map(([id, v]) => [id, spreadOf(v)])),
+    ...(record2.dbUsPerRequest && { dbUsPerRequest: record2.dbUsPerRequest }),
+  };
 }
 
 export function writeRecord(path: string, record: RunRecord): void {

@@ -112,6 +112,7 @@ const db: TestDatabase = await createTestDatabase();
 const logDir = mkdtempSync(join(tmpdir(), "bench-logs-"));
 const profileDir = flags.profile ? mkdtempSync(join(tmpdir(), "bench-profiles-")) : undefined;
 const meter = await createDatabaseCpuMeter({ adminUrl, databaseName: db.name });
+if (meter.statements.unavailable) log(`no per-statement breakdown: ${meter.statements.unavailable}`);
 const measureOptions: MeasureOptions = { ticksPerSecond, database: meter };
 const running: Subject[] = [];
 const cleanups: (() => Promise<void>)[] = [
@@ -184,9 +185,14 @@ async function runRounds(selected: Scenario[]): Promise<{ results: ScenarioResul
       windows.set(s.id, [...(windows.get(s.id) ?? []), m.window]);
       const dbCpu =
         m.dbUsPerRequest === undefined ? "" : `, DB ${Math.round(m.dbUsPerRequest)} µs/req, WAL ${Math.round(m.walBytesPerRequest ?? NaN)} B/req`;
+      const statementTotal = (f: (x: NonNullable<Measurement["statements"]>[number]) => number) =>
+        Math.round((m.statements ?? []).reduce((sum, x) => sum + f(x), 0));
+      const statements = m.statements
+        ? `, statements ${statementTotal((x) => x.execUsPerRequest)} µs exec + ${statementTotal((x) => x.planUsPerRequest)} µs plan + ${statementTotal((x) => x.walBytesPerRequest)} B WAL/req`
+        : "";
       const generator = m.generatorUsPerRequest === undefined ? "" : `, load generator ${Math.round(m.generatorUsPerRequest)} µs/req`;
       log(
-        `round ${round}/${rounds} ${s.id}: ${Math.round(m.cpuUsPerRequest)} µs/req (${m.cpuTicks} ticks in ${seconds} s)${dbCpu}${generator}, ${Math.round(m.result.rps)} req/s, p50 ${m.result.p50Ms.toFixed(2)} ms, p99 ${m.result.p99Ms.toFixed(2)} ms`,
+        `round ${round}/${rounds} ${s.id}: ${Math.round(m.cpuUsPerRequest)} µs/req (${m.cpuTicks} ticks in ${seconds} s)${dbCpu}${statements}${generator}, ${Math.round(m.result.rps)} req/s, p50 ${m.result.p50Ms.toFixed(2)} ms, p99 ${m.result.p99Ms.toFixed(2)} ms`,
       );
     }
   }

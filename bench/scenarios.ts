@@ -173,6 +173,8 @@ export function createScenarios(context: ScenarioContext): Scenario[] {
         logPath: logPath(id),
       });
       try {
+        // Under load the server may still be checking its database when seeding would start (503 until ready).
+        if (options.seed) await untilReady(server.url);
         await options.seed?.(server);
         return await subject(server);
       } catch (error) {

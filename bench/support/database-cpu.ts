@@ -1,5 +1,6 @@
 import pg from "pg";
 import { cpuTicks } from "./proc-stat.js";
+import { createStatementStats, type StatementStats } from "./statement-stats.js";
 import { localPorts } from "./tcp-ports.js";
 
 /** CPU ticks of the PostgreSQL backends serving one client process, by backend pid. */
@@ -19,6 +20,8 @@ export interface DatabaseCpuMeter {
    * wrote to the cluster meanwhile (nothing, on a quiet machine).
    */
   walBytes(): Promise<bigint>;
+  /** The bench database's pg_stat_statements counters, when PostgreSQL loaded the module. */
+  readonly statements: StatementStats;
   close(): Promise<void>;
 }
 
@@ -31,7 +34,9 @@ export interface DatabaseCpuMeter {
 export async function createDatabaseCpuMeter(options: { adminUrl: string; databaseName: string }): Promise<DatabaseCpuMeter> {
   const client = new pg.Client({ connectionString: options.adminUrl, application_name: "bench-cpu-meter" });
   await client.connect();
+  const statements = await createStatementStats(client, options.databaseName);
   return {
+    statements,
     async sample(clientPid) {
       const ports = localPorts(clientPid);
       const ticks: BackendTicks = new Map();

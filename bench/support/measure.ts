@@ -1,6 +1,7 @@
 import { backendTicksSpent, type DatabaseCpuMeter } from "./database-cpu.js";
 import type { LoadResult } from "./load-result.js";
 import { cpuTicks } from "./proc-stat.js";
+import { statementFigures, type StatementFigure } from "./statement-stats.js";
 
 /**
  * A Subject is what one scenario measures, started once per run and driven
@@ -32,6 +33,8 @@ export interface Measurement {
   dbUsPerRequest?: number;
   /** WAL bytes the cluster wrote over the phase, per request (PostgreSQL scenarios). */
   walBytesPerRequest?: number;
+  /** Each statement the database ran over the phase, per request (pg_stat_statements, when loaded). */
+  statements?: StatementFigure[];
   /** The load generator's own CPU, when known. */
   generatorUsPerRequest?: number;
   /** process.hrtime of the phase, in µs (CLOCK_MONOTONIC, as V8's profile timestamps): to cut a CPU profile to it. */
@@ -55,6 +58,7 @@ export async function measurePhase(subject: Subject, runId: string, seconds: num
   const database = subject.usesDatabase ? options.database : undefined;
   const dbBefore = database ? await database.sample(subject.pid) : undefined;
   const walBefore = database ? await database.walBytes() : undefined;
+  const statementsBefore = database && !database.statements.unavailable ? await database.statements.snapshot() : undefined;
   const generatorBefore = subject.generatorPid === undefined ? undefined : cpuTicks(subject.generatorPid);
   const before = cpuTicks(subject.pid);
   const startUs = monotonicUs();
@@ -64,6 +68,7 @@ export async function measurePhase(subject: Subject, runId: string, seconds: num
   const generatorAfter = subject.generatorPid === undefined ? undefined : cpuTicks(subject.generatorPid);
   const dbAfter = database ? await database.sample(subject.pid) : undefined;
   const walAfter = database ? await database.walBytes() : undefined;
+  const statementsAfter = statementsBefore ? await database!.statements.snapshot() : undefined;
   if (before === undefined || after === undefined) throw new Error(`process ${subject.pid} went away while measured:\n${subject.stderrTail()}`);
 
   const perRequest = (ticks: number) => (ticks / options.ticksPerSecond / Math.max(1, result.requests)) * 1e6;
@@ -76,6 +81,7 @@ export async function measurePhase(subject: Subject, runId: string, seconds: num
     cpuUsPerRequest: perRequest(after - before),
     dbUsPerRequest: dbBefore && dbAfter ? perRequest(backendTicksSpent(dbBefore, dbAfter)) : undefined,
     walBytesPerRequest: walBefore !== undefined && walAfter !== undefined ? Number(walAfter - walBefore) / Math.max(1, result.requests) : undefined,
+    statements: statementsBefore && statementsAfter ? statementFigures(statementsBefore, statementsAfter, result.requests) : undefined,
     generatorUsPerRequest: generatorSeconds === undefined ? undefined : (generatorSeconds / Math.max(1, result.requests)) * 1e6,
     window: { startUs, endUs },
   };

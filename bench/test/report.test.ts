@@ -124,6 +124,36 @@ describe("regressionsOf", () => {
     assert.equal(targetsOf(now).find((t) => t.name.startsWith("No regression: CPU"))!.met, true);
   });
 
+  it("compares the PostgreSQL backends' CPU of our scenarios net of the references' database CPU", () => {
+    // The reference's database CPU went 500 → 600 (the machine, 1.2×): ours 700 → 980 is +17 % net, ranges apart.
+    const previous = {
+      date: "earlier",
+      cpuUsPerRequest: { "ref-pg-http": spread(300), "rest-create-postgres": spread(800) },
+      dbUsPerRequest: { "ref-pg-http": spread(500), "rest-create-postgres": spread(700, 680, 720) },
+    };
+    const now = report(
+      [
+        scenario("ref-pg-http", [round(300, 5, 600)]),
+        scenario("rest-create-postgres", [round(800, 5, 980), round(800, 5, 960), round(800, 5, 1000)]),
+      ],
+      previous,
+    );
+    const [db] = regressionsOf(now, "db")!;
+    assert.deepEqual([db!.id, Math.round(db!.change * 100), db!.regressed], ["rest-create-postgres", 17, true]);
+    const target = targetsOf(now).find((t) => t.name.startsWith("No regression: PostgreSQL backends' CPU"))!;
+    assert.equal(target.met, false);
+    assert.match(target.figure, /^rest-create-postgres \+17% \(700 → 980 µs, ranges apart\)$/);
+    // The Node CPU did not change: no regression there.
+    assert.equal(targetsOf(now).find((t) => t.name.startsWith("No regression: CPU"))!.met, true);
+  });
+
+  it("makes no database comparison against a record without database figures", () => {
+    const previous = { date: "earlier", cpuUsPerRequest: { "ref-pg-http": spread(300), "rest-create-postgres": spread(800) } };
+    const now = report([scenario("ref-pg-http", [round(300, 5, 600)]), scenario("rest-create-postgres", [round(800, 5, 980)])], previous);
+    assert.equal(regressionsOf(now, "db"), undefined);
+    assert.equal(targetsOf(now).find((t) => t.name.startsWith("No regression: PostgreSQL backends' CPU")), undefined);
+  });
+
   it("reads a record of the first format, medians only", async () => {
     const { mkdtempSync, writeFileSync, rmSync } = await import("node:fs");
     const { tmpdir } = await import("node:os");
@@ -159,5 +189,49 @@ describe("the soak target", () => {
     const target = targetsOf({ ...report([]), soak }).find((t) => t.name.startsWith("RSS flat"))!;
     assert.equal(target.met, true);
     assert.match(target.figure, /^301 → 303 MiB \(\+0\.7%; 300 at the start, 360 at the end, peak 360\)$/);
+  });
+});
+
+describe("statementFigures and renderStatements", () => {
+  it("turns two pg_stat_statements snapshots into per-request figures, a new statement counted whole, costliest first", async () => {
+    const { statementFigures } = await import("../support/statement-stats.js");
+    const counters = (query: string, calls: number, execMs: number, planMs: number, plans: number, walBytes: number) => ({
+      key: query,
+      query,
+      calls,
+      execMs,
+      planMs,
+      plans,
+      walBytes,
+      rows: calls,
+    });
+    const before = new Map([["insert", counters("insert", 100, 50, 0, 1, 400_000)]]);
+    const after = new Map([
+      ["insert", counters("insert", 1100, 550, 0, 1, 4_400_000)],
+      ["select set_config", counters("select set_config", 1000, 20, 1, 1000, 0)],
+    ]);
+    const figures = statementFigures(before, after, 1000);
+    assert.deepEqual(
+      figures.map((f) => [f.query, f.callsPerRequest, f.execUsPerRequest, f.planUsPerRequest, f.plansPerCall, f.walBytesPerRequest]),
+      [
+        ["insert", 1, 500, 0, 0, 4000],
+        ["select set_config", 1, 20, 1, 1, 0],
+      ],
+    );
+  });
+
+  it("prints each PostgreSQL scenario's statements, and takes their WAL as the scenario's", async () => {
+    const { renderStatements, summarize } = await import("../report.js");
+    const statements = [
+      { query: "with inserted as (\n insert into payment_intents | x", callsPerRequest: 1, execUsPerRequest: 500, planUsPerRequest: 0, plansPerCall: 0, walBytesPerRequest: 4000 },
+      { query: "select set_config($1)", callsPerRequest: 1, execUsPerRequest: 20, planUsPerRequest: 0, plansPerCall: 0, walBytesPerRequest: 0 },
+      { query: "select 1", callsPerRequest: 0.01, execUsPerRequest: 0.1, planUsPerRequest: 0, plansPerCall: 1, walBytesPerRequest: 0 },
+    ];
+    const s = scenario("rest-create-postgres", [{ ...round(800, 5, 700), walBytesPerRequest: 90_000, statements }]);
+    assert.equal(summarize(s).walBytes, 4000);
+    const lines = renderStatements(report([s]));
+    assert.ok(lines.includes("rest-create-postgres (`rest-create-postgres`): 520 µs of statement time per request (execution 520, planning 0), 4000 WAL bytes per request from its statements."));
+    assert.ok(lines.includes("| `with inserted as ( insert into payment_intents \\| x` | 1.00 | 500 | 500 | 0 | 0.00 | 4000 |"));
+    assert.ok(lines.includes("| 1 other statements | 0.01 | 0 | | 0 | | 0 |"));
   });
 });

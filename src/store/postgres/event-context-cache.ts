@@ -7,12 +7,12 @@ import type { EventContext } from "./event-sql.js";
  * EventContextCache remembers what the outbox's context reads found (the
  * merchants' enabled endpoints, their earliest settlement account, accounts
  * by id), so that a create can render its event before it is sent and be one
- * round trip: the statement that records the event checks that the context
- * still holds (recordCreation in event-sql.ts) and undoes the create when it
- * does not, and the store then creates again the long way. Settlement
- * accounts never change once registered, so a remembered one is only ever
- * not the one a list item would show (the earliest of a merchant that
- * registered an earlier-dated one since), which that check catches as well.
+ * statement: it checks that the context still holds (creation-sql.ts) and
+ * writes nothing when it does not, and the store then creates again the
+ * long way. Settlement accounts never change once registered, so a
+ * remembered one is only ever not the one a list item would show (the
+ * earliest of a merchant that registered an earlier-dated one since), which
+ * that check catches as well.
  */
 export interface EventContextCache {
   /** The context a creation of record would read, if everything it needs is remembered. */

@@ -132,7 +132,7 @@ interface NewDeliveryRow {
 }
 
 /** Renders each change through the outbox, with one delivery per endpoint of its context taking its type. */
-function render(outbox: EventOutbox, changes: readonly EventChange[]): { events: EventRecord[]; deliveries: NewDeliveryRow[] } {
+export function render(outbox: EventOutbox, changes: readonly EventChange[]): { events: EventRecord[]; deliveries: NewDeliveryRow[] } {
   const events: EventRecord[] = [];
   const deliveries: NewDeliveryRow[] = [];
   for (const change of changes) {
@@ -153,7 +153,7 @@ function render(outbox: EventOutbox, changes: readonly EventChange[]): { events:
 }
 
 /** The values of recordText ($1–$12): the events' columns, then the deliveries'. */
-function recordValues(events: readonly EventRecord[], deliveries: readonly NewDeliveryRow[]): (string | null)[] {
+export function recordValues(events: readonly EventRecord[], deliveries: readonly NewDeliveryRow[]): (string | null)[] {
   return [
     textArrayParam(events.map((e) => e.merchantId)),
     textArrayParam(events.map((e) => e.id)),
@@ -178,65 +178,4 @@ function recordValues(events: readonly EventRecord[], deliveries: readonly NewDe
 export function recordEvents(outbox: EventOutbox, changes: readonly EventChange[]): { step: StatementStep; events: EventRecord[] } {
   const { events, deliveries } = render(outbox, changes);
   return { events, step: { text: recordText, values: recordValues(events, deliveries) } };
-}
-
-/**
- * The creation's event, rendered before the create is sent from a context
- * remembered (event-context-cache.ts), in the create's own round trip: the
- * statement after the insert checks, in the same transaction, that the
- * intent was inserted (not a replay) and that the context still holds (the
- * list item's account, the set of enabled endpoints taking the type); then
- * it records the event and its deliveries, or, when the context changed,
- * deletes the intent just inserted (its splits go with it) and records
- * nothing, so the store creates again with the context read. One row:
- * recorded?, undone?. Parameters: $1–$12 as recordText, then $13 merchant,
- * $14 intent id, $15 the account id expected (null: none), $16 the type,
- * $17 the endpoint ids expected.
- */
-const recordCreationText = `
-  with expected as materialized (
-    select
-      exists (select 1 from payment_intents where merchant_id = $13 and id = $14) as inserted,
-      coalesce(
-        (select s.settlement_account_id from payment_intent_splits s where s.merchant_id = $13 and s.payment_intent_id = $14 and s.position = 0),
-        (select f.id from settlement_accounts f where f.merchant_id = $13 order by f.created_at, f.id limit 1)
-      ) is not distinct from $15 as account_holds,
-      coalesce((select array_agg(w.id) from webhook_endpoints w
-        where w.merchant_id = $13 and w.status = 'enabled' and w.deleted_at is null
-          and (cardinality(w.event_types) = 0 or $16 = any(w.event_types))), '{}') as endpoint_ids
-  ), verdict as materialized (
-    select inserted, inserted and account_holds and endpoint_ids @> $17::text[] and endpoint_ids <@ $17::text[] as holds
-    from expected
-  ), undone as (
-    delete from payment_intents where merchant_id = $13 and id = $14 and (select inserted and not holds from verdict)
-    returning id
-  ), recorded as (
-    insert into events (merchant_id, id, type, payment_intent_id, created_at, payload, body)
-    select e.* from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::bytea[], $7::text[]) as e
-    where (select holds from verdict)
-  ), delivered as (
-    insert into webhook_deliveries (merchant_id, id, event_id, endpoint_id, status, next_attempt_at, created_at, updated_at)
-    select d.merchant_id, d.id, d.event_id, d.endpoint_id, 'pending', d.at, d.at, d.at
-    from unnest($8::text[], $9::text[], $10::text[], $11::text[], $12::timestamptz[]) as d (merchant_id, id, event_id, endpoint_id, at)
-    where (select holds from verdict)
-  )
-  select (select holds from verdict), exists (select 1 from undone)`;
-
-/** recordCreation is the step after a create's insert that records its event as change's context expects (see recordCreationText). */
-export function recordCreation(outbox: EventOutbox, change: EventChange): { step: StatementStep; events: EventRecord[] } {
-  const { events, deliveries } = render(outbox, [change]);
-  return {
-    events,
-    step: {
-      text: recordCreationText,
-      values: [
-        ...recordValues(events, deliveries),
-        change.intent.merchantId,
-        change.intent.id,
-        change.context.account?.id ?? null,
-        change.type,
-        textArrayParam(deliveries.map((d) => d.endpointId)),
-      ],
-    },
-  };
 }

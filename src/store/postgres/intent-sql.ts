@@ -173,27 +173,78 @@ const earliestCte = `earliest as materialized (
  * it inserted; the rest is the existing intent, if this statement's snapshot
  * can see it (see insertIntent).
  */
-const insertTextOf = (withEventContext: boolean) => `
-  with inserted as (
-    insert into payment_intents (id, merchant_id, amount, total_amount, currency, country, customer_email, receipt_email,
-      status, client_reference, payment_methods, callback_url, transaction, checkout_token, request_fingerprint,
-      created_at, updated_at, expires_at, deleted_at, meta)
-    values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $22::jsonb)
-    on conflict (merchant_id, client_reference) do nothing
-    returning id, merchant_id
-  ), splits as (
+/**
+ * The columns a create writes with their types, in the order of
+ * insertValues: one list, from which the column list, the VALUES list and
+ * the typed select list are made.
+ */
+const insertedColumns = [
+  ["id", "text"],
+  ["merchant_id", "text"],
+  ["amount", "int8"],
+  ["total_amount", "int8"],
+  ["currency", "text"],
+  ["country", "text"],
+  ["customer_email", "text"],
+  ["receipt_email", "text"],
+  ["status", "text"],
+  ["client_reference", "text"],
+  ["payment_methods", "text[]"],
+  ["callback_url", "text"],
+  ["transaction", "text"],
+  ["checkout_token", "text"],
+  ["request_fingerprint", "text"],
+  ["created_at", "timestamptz"],
+  ["updated_at", "timestamptz"],
+  ["expires_at", "timestamptz"],
+  ["deleted_at", "timestamptz"],
+  ["meta", "jsonb"],
+] as const;
+
+const parameterOf = (column: (typeof insertedColumns)[number][0]) => `$${insertedColumns.findIndex(([name]) => name === column) + 1}`;
+
+/** The columns a create writes, in the order of insertValues. */
+export const insertColumns = insertedColumns.map(([name]) => name).join(", ");
+const insertPlaceholders = insertedColumns.map((_, i) => `$${i + 1}`).join(", ");
+/** The same values as a select list, typed (an INSERT … SELECT does not take its types from the columns as VALUES does). */
+export const insertValuesTyped = insertedColumns.map(([, type], i) => `$${i + 1}::${type}`).join(", ");
+/** How many parameters a create's insert takes: its columns, then the splits' accounts and amounts. */
+export const insertParameterCount = insertedColumns.length + 2;
+const splitAccounts = `$${insertedColumns.length + 1}`;
+const splitAmounts = `$${insertedColumns.length + 2}`;
+/** The parameter of the create's first split's account (null without splits). */
+export const firstSplitAccount = `(${splitAccounts}::text[])[1]`;
+/** The parameters of the merchant and the clientReference. */
+export const merchantParameter = parameterOf("merchant_id");
+export const referenceParameter = parameterOf("client_reference");
+
+/**
+ * The rows beside the intents in CTE `inserted`: its splits, from the
+ * parameters after the columns' (account ids, amounts), and its meta entries
+ * in the merchant-scoped side table the list's meta filter reads (the intent's
+ * own meta column keeps their order for reads).
+ */
+export const insertSplitsCte = `splits as (
     insert into payment_intent_splits (payment_intent_id, position, merchant_id, settlement_account_id, split_amount)
     select i.id, s.n - 1, i.merchant_id, s.account_id, s.amount
-    from inserted i cross join unnest($20::text[], $21::int8[]) with ordinality as s (account_id, amount, n)
+    from inserted i cross join unnest(${splitAccounts}::text[], ${splitAmounts}::int8[]) with ordinality as s (account_id, amount, n)
   ), meta as (
     insert into payment_intent_meta (merchant_id, payment_intent_id, name, value, created_at)
-    select i.merchant_id, i.id, e.name, e.value, $16::timestamptz
-    from inserted i cross join jsonb_to_recordset($22::jsonb) as e (name text, value text)
-  )
+    select i.merchant_id, i.id, e.name, e.value, ${parameterOf("created_at")}::timestamptz
+    from inserted i cross join jsonb_to_recordset(${parameterOf("meta")}::jsonb) as e (name text, value text)
+  )`;
+
+const insertTextOf = (withEventContext: boolean) => `
+  with inserted as (
+    insert into payment_intents (${insertColumns})
+    values (${insertPlaceholders})
+    on conflict (merchant_id, client_reference) do nothing
+    returning id, merchant_id
+  ), ${insertSplitsCte}
   select exists (select 1 from inserted), ${intentColumns("pi")}${withEventContext ? `, ${eventContextColumns("ctx")}` : ""}
-  from (values ($2::text)) as ctx (merchant_id)
-  ${withEventContext ? eventContextJoin("ctx", "($20::text[])[1]") : ""}
-  left join payment_intents pi on pi.merchant_id = $2 and pi.client_reference = $10`;
+  from (values (${merchantParameter}::text)) as ctx (merchant_id)
+  ${withEventContext ? eventContextJoin("ctx", firstSplitAccount) : ""}
+  left join payment_intents pi on pi.merchant_id = ${merchantParameter} and pi.client_reference = ${referenceParameter}`;
 const insertText = insertTextOf(false);
 const insertWithEventContextText = insertTextOf(true);
 
@@ -204,9 +255,12 @@ const insertWithEventContextText = insertTextOf(true);
  * caller holds it.
  */
 export function insertIntent(record: PaymentIntentRecord, withEventContext = false): StatementStep {
-  return {
-    text: withEventContext ? insertWithEventContextText : insertText,
-    values: [
+  return { text: withEventContext ? insertWithEventContextText : insertText, values: insertValues(record) };
+}
+
+/** The values of a create (insertParameterCount): the intent's columns (insertColumns), then its splits' accounts and amounts. */
+export function insertValues(record: PaymentIntentRecord): (string | null)[] {
+  return [
       record.id,
       record.merchantId,
       record.amount.toString(),
@@ -226,11 +280,10 @@ export function insertIntent(record: PaymentIntentRecord, withEventContext = fal
       timestampParam(record.updatedAt),
       timestampParam(record.expiresAt),
       nullableTimestampParam(record.deletedAt),
+      metaParam(record.meta),
       textArrayParam(record.splits.map((s) => s.settlementAccountId)),
       bigintArrayParam(record.splits.map((s) => s.splitAmount)),
-      metaParam(record.meta),
-    ],
-  };
+  ];
 }
 
 const byIdText = `select ${intentColumns("pi")} from payment_intents pi where pi.merchant_id = $1 and pi.id = $2`;

@@ -8,7 +8,8 @@ import { attemptTexts, checkStorableText, intentTexts, isStorableText } from "..
 import { readAccount } from "./account-rows.js";
 import type { Database, Transaction } from "./database.js";
 import { createEventContextCache } from "./event-context-cache.js";
-import { readEventContext, recordCreation, recordEvents, type EventChange } from "./event-sql.js";
+import { createWithEvent } from "./creation-sql.js";
+import { readEventContext, recordEvents, type EventChange } from "./event-sql.js";
 import * as sql from "./intent-sql.js";
 import type { StatementStep } from "./statement-pipeline.js";
 
@@ -39,8 +40,8 @@ export interface PostgresPaymentIntentStoreOptions {
  * deliveries in one statement and commits. Two exceptions keep the hot paths
  * as they were: a checkout attempt reads the context with its row lock, and
  * a create whose context is remembered (event-context-cache.ts) renders its
- * event first and is one round trip, the create and a statement that records
- * the event after checking the context still holds.
+ * event first and is one statement (creation-sql.ts) that checks the context
+ * still holds and writes the intent with its event.
  */
 export function createPostgresPaymentIntentStore(db: Database, options: PostgresPaymentIntentStoreOptions = {}): PaymentIntentStore {
   const { outbox } = options;
@@ -102,24 +103,25 @@ export function createPostgresPaymentIntentStore(db: Database, options: Postgres
       if (outbox) {
         const remembered = contexts.forCreation(record);
         if (remembered) {
-          const recorded = recordCreation(outbox, {
+          const created = createWithEvent(outbox, {
             type: "payment_intent.created",
             intent: structuredClone(record),
             context: remembered,
             at: record.createdAt,
           });
-          const [result, check] = await db.run(true, [sql.insertIntent(record), recorded.step]);
+          const [result] = await db.run(true, [created.step]);
           const row = result!.rows[0]!;
-          if (row[0] !== "t") {
-            if (row[1] !== null) return { inserted: false, existing: sql.readIntent(row, 1) };
+          if (row[1] === "t") {
+            outbox.committed(created.events);
+            return { inserted: true, record: structuredClone(record) };
+          }
+          if (row[0] === "t") {
+            // A replay: nothing written.
+            if (row[2] !== null) return { inserted: false, existing: sql.readIntent(row, 2) };
             const existing = await readOne(sql.findByReference(record.merchantId, record.clientReference));
             return { inserted: false, existing: conflicting(record, existing) };
           }
-          if (check!.rows[0]![0] === "t") {
-            outbox.committed(recorded.events);
-            return { inserted: true, record: structuredClone(record) };
-          }
-          // The context changed, and the create was undone: again, reading it.
+          // The context changed, and nothing was written: again, reading it.
           contexts.forget(record.merchantId);
         }
         return db.transaction(async (tx) => {

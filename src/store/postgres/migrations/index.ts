@@ -6,6 +6,7 @@ import { Migration20261126110000_refunds } from "./Migration20261126110000_refun
 import { Migration20261126120000_merchant_keys } from "./Migration20261126120000_merchant_keys.js";
 import { Migration20261126130000_attempt_lifecycle } from "./Migration20261126130000_attempt_lifecycle.js";
 import { Migration20261126160000_intent_meta } from "./Migration20261126160000_intent_meta.js";
+import { Migration20261126170000_methods_check } from "./Migration20261126170000_methods_check.js";
 
 /** Every migration, oldest first. Listed, not discovered, so no file globbing at run time. */
 export const migrations = [
@@ -17,4 +18,5 @@ export const migrations = [
   Migration20261126120000_merchant_keys,
   Migration20261126130000_attempt_lifecycle,
   Migration20261126160000_intent_meta,
+  Migration20261126170000_methods_check,
 ];

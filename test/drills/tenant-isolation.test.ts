@@ -11,8 +11,8 @@ describe("tenant isolation", { timeout: 60_000 }, () => {
   before(async () => {
     // The event and endpoint API on the server's own stores; the victim's receiver listens on 127.0.0.1.
     server = await startTestServer({ store: "memory", settings: { WEBHOOK_ALLOW_PRIVATE_URLS: "true" } });
-    // A generous noise bound: CI machines are shared; the full drill reports the figures.
-    result = await runTenantIsolation(memoryDrillTarget(server), { timingSamples: 200, timingToleranceMs: 0.3, timingToleranceRatio: 0.3 });
+    // The 404 timing comparison is the timing tier's (tenant-isolation.timing.test.ts): a few samples here.
+    result = await runTenantIsolation(memoryDrillTarget(server), { timingSamples: 5, timingToleranceMs: 0.3, timingToleranceRatio: 0.3 });
     process.stdout.write(`# ${describeTenantIsolation(result).join("\n# ")}\n`);
   });
   after(() => server.close());
@@ -35,10 +35,5 @@ describe("tenant isolation", { timeout: 60_000 }, () => {
 
   it("leaves the victim's intents and accounts as they were", () => {
     assert.ok(result.victimUnchanged, result.victimChanges);
-  });
-
-  it("takes as long to answer 404 for the victim's id as for a random id", () => {
-    const t = result.timing;
-    assert.ok(t.withinNoise, `medians ${t.victimMedianMs.toFixed(3)} vs ${t.randomMedianMs.toFixed(3)} ms`);
   });
 });

@@ -112,7 +112,7 @@ async function grpcSubject(server: BenchProcess, context: ScenarioContext, id: s
 }
 
 /** untilReady waits until a service's /readyz answers 200 (its migrations applied), for up to a minute. */
-async function untilReady(url: string): Promise<void> {
+export async function untilReady(url: string): Promise<void> {
   const deadline = performance.now() + 60_000;
   for (;;) {
     const status = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(5000) }).then(

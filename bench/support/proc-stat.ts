@@ -34,3 +34,16 @@ export function cpuTicks(pid: number): number | undefined {
     return undefined;
   }
 }
+
+/**
+ * threadCpuTicks is one thread's user + system CPU time so far, in clock
+ * ticks (/proc/<pid>/task/<tid>/stat); the main thread's tid is the pid.
+ * undefined once it is gone.
+ */
+export function threadCpuTicks(pid: number, tid: number): number | undefined {
+  try {
+    return parseCpuTicks(readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8"));
+  } catch {
+    return undefined;
+  }
+}

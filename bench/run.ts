@@ -117,7 +117,7 @@ const cleanups: (() => Promise<void>)[] = [
   },
   () => meter.close(),
   async () => db.drop(),
-  async () => rmSync(logDir, { recursive: true, force: true }),
+  async () => (process.env.BENCH_KEEP_LOGS ? undefined : rmSync(logDir, { recursive: true, force: true })),
 ];
 process.on("SIGINT", () => {
   void (async () => {

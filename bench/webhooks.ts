@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { percentileOf, startVerifyingReceiver } from "../drills/support/webhook-receiver.js";
 import { untilReady } from "./scenarios.js";
 import { merchants, restCreateBody, startService } from "./service.js";
-import { cpuTicks, readClockTicksPerSecond, threadCpuTicks } from "./support/proc-stat.js";
+import { cpuTicks, readClockTicksPerSecond, threadCpuTicks, threadTicks } from "./support/proc-stat.js";
 import { runWrk } from "./support/wrk.js";
 
 /** The issue's targets: delivery keeps up with the creates (no growing backlog), and p99 from the change to its receipt ≤ 1 s. */
@@ -60,7 +60,7 @@ export interface WebhookBenchResult {
    * (every thread: the API, a delivery worker, libuv's pool, GC helpers), and
    * its main thread alone, the API's event loop (/proc/<pid>/task/<pid>/stat).
    */
-  cpu: { processUsPerCreate: number; mainThreadUsPerCreate: number };
+  cpu: { processUsPerCreate: number; mainThreadUsPerCreate: number; byThreadName: Record<string, number> };
   /** The creates' stretch of the monotonic clock (µs, as a --cpu-prof profile's), to summarise a profile over it. */
   loadWindow: { startUs: number; endUs: number };
 }
@@ -97,9 +97,21 @@ export async function runWebhookBench(options: WebhookBenchOptions): Promise<Web
     const endpoint = (res.status === 201 ? JSON.parse(text) : {}) as { secret?: string };
     if (res.status !== 201 || !endpoint.secret) throw new Error(`registering the bench endpoint answered ${res.status} ${text}`);
     receiver.setSecret(endpoint.secret);
+    // One create delivered before the load: the engine (on a worker thread, its modules loaded) is running.
+    const warm = await fetch(`${server.url}/v1/v2/payment-intents`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${merchants.load.key}`, "content-type": "application/json" },
+      body: restCreateBody.replace("{{unique}}", `warm-${Date.now()}`),
+    });
+    await warm.arrayBuffer();
+    const warmDeadline = performance.now() + 60_000;
+    while (receiver.accepted.size === 0 && performance.now() < warmDeadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    if (receiver.accepted.size === 0) throw new Error("webhook bench: the warm-up create was not delivered within 60 s");
+    receiver.accepted.clear();
 
     const processBefore = cpuTicks(server.pid) ?? NaN;
     const mainBefore = threadCpuTicks(server.pid, server.pid) ?? NaN;
+    const threadsBefore = threadTicks(server.pid);
     const startUs = Number(process.hrtime.bigint() / 1000n);
     const from = Date.now();
     const load = options.ratePerSecond
@@ -117,6 +129,11 @@ export async function runWebhookBench(options: WebhookBenchOptions): Promise<Web
     const endUs = Number(process.hrtime.bigint() / 1000n);
     const processTicks = (cpuTicks(server.pid) ?? NaN) - processBefore;
     const mainTicks = (threadCpuTicks(server.pid, server.pid) ?? NaN) - mainBefore;
+    const byThreadName: Record<string, number> = {};
+    for (const [tid, { name, ticks }] of threadTicks(server.pid)) {
+      const label = tid === server.pid ? "main" : name;
+      byThreadName[label] = (byThreadName[label] ?? 0) + ticks - (threadsBefore.get(tid)?.ticks ?? 0);
+    }
     const created = load.outcomes["201"] ?? 0;
     if (created === 0 || created !== load.requests) throw new Error(`webhook bench: expected every create to answer 201, got ${JSON.stringify(load.outcomes)}`);
     const deadline = performance.now() + (options.drainTimeoutMs ?? 60_000);
@@ -156,7 +173,11 @@ export async function runWebhookBench(options: WebhookBenchOptions): Promise<Web
       undelivered: Math.max(0, created - receiver.accepted.size),
       latency: { p50Ms: percentileOf(duringLoad, 50), p99Ms: percentileOf(duringLoad, 99), maxMs: percentileOf(duringLoad, 100) },
       receiver: { requests: c.requests, invalid: c.invalid, duplicates: c.duplicates, maxInFlight: c.maxInFlight },
-      cpu: { processUsPerCreate: usPerCreate(processTicks), mainThreadUsPerCreate: usPerCreate(mainTicks) },
+      cpu: {
+        processUsPerCreate: usPerCreate(processTicks),
+        mainThreadUsPerCreate: usPerCreate(mainTicks),
+        byThreadName: Object.fromEntries(Object.entries(byThreadName).map(([name, ticks]) => [name, Math.round(usPerCreate(ticks))])),
+      },
       loadWindow: { startUs, endUs },
     };
   } finally {
@@ -203,5 +224,5 @@ export function describeWebhookBench(r: WebhookBenchResult): string {
   const n = (x: number) => Math.round(x).toLocaleString("en");
   const how = r.ratePerSecond ? `paced at ${r.ratePerSecond}/s` : `at ${r.connections} connections`;
   const variant = r.variant === "this" ? "" : ` (${r.variant})`;
-  return `${r.store}${variant}: ${n(r.created)} creates in ${r.seconds.toFixed(0)} s ${how} (${n(r.createRate)}/s), events delivered ${n(r.deliveredRate)}/s during them; backlog ${n(r.backlog.third)} / ${n(r.backlog.twoThirds)} / ${n(r.backlog.end)} events at a third, two thirds and the end, drained ${Number.isFinite(r.drainMs) ? `${(r.drainMs / 1000).toFixed(1)} s` : "NOT"} after (${r.undelivered} never arrived); change to receipt p50 ${n(r.latency.p50Ms)} ms, p99 ${n(r.latency.p99Ms)} ms, max ${n(r.latency.maxMs)} ms; receiver: ${r.receiver.requests} requests, ${r.receiver.invalid} invalid, ${r.receiver.duplicates} duplicates, at most ${r.receiver.maxInFlight} at once; server CPU per create ${n(r.cpu.processUsPerCreate)} µs, its main thread ${n(r.cpu.mainThreadUsPerCreate)} µs`;
+  return `${r.store}${variant}: ${n(r.created)} creates in ${r.seconds.toFixed(0)} s ${how} (${n(r.createRate)}/s), events delivered ${n(r.deliveredRate)}/s during them; backlog ${n(r.backlog.third)} / ${n(r.backlog.twoThirds)} / ${n(r.backlog.end)} events at a third, two thirds and the end, drained ${Number.isFinite(r.drainMs) ? `${(r.drainMs / 1000).toFixed(1)} s` : "NOT"} after (${r.undelivered} never arrived); change to receipt p50 ${n(r.latency.p50Ms)} ms, p99 ${n(r.latency.p99Ms)} ms, max ${n(r.latency.maxMs)} ms; receiver: ${r.receiver.requests} requests, ${r.receiver.invalid} invalid, ${r.receiver.duplicates} duplicates, at most ${r.receiver.maxInFlight} at once; server CPU per create ${n(r.cpu.processUsPerCreate)} µs, its main thread ${n(r.cpu.mainThreadUsPerCreate)} µs (by thread: ${Object.entries(r.cpu.byThreadName).filter(([, us]) => us > 0).map(([name, us]) => `${name} ${n(us)}`).join(", ")})`;
 }

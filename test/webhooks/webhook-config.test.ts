@@ -40,6 +40,7 @@ describe("readWebhookConfig", () => {
         WEBHOOK_CONCURRENCY_PER_ENDPOINT: "1",
         WEBHOOK_CONCURRENCY_PER_MERCHANT: "3",
         WEBHOOK_POLL_INTERVAL_MS: "250",
+        WEBHOOK_WORKER_THREAD: "false",
         EVENT_RETENTION_DAYS: "90",
       }),
       {
@@ -51,6 +52,7 @@ describe("readWebhookConfig", () => {
         concurrencyPerEndpoint: 1,
         concurrencyPerMerchant: 3,
         pollIntervalMs: 250,
+        workerThread: false,
         eventRetentionDays: 90,
       },
     );

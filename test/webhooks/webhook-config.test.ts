@@ -14,6 +14,7 @@ describe("readWebhookConfig", () => {
       concurrencyPerEndpoint: 4,
       concurrencyPerMerchant: 16,
       pollIntervalMs: 1000,
+      workerThread: true,
       eventRetentionDays: 30,
     };
     assert.deepEqual(readWebhookConfig({}), defaults);

@@ -259,7 +259,11 @@ async function runWebhooks(): Promise<{ results: WebhookBenchResult[]; windows: 
     }
   }
   if (baseline) {
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)] ?? NaN;
+    const median = (xs: number[]) => {
+      const sorted = [...xs].sort((a, b) => a - b);
+      const mid = (sorted.length - 1) / 2;
+      return ((sorted[Math.floor(mid)] ?? NaN) + (sorted[Math.ceil(mid)] ?? NaN)) / 2;
+    };
     for (const store of ["memory", "PostgreSQL"] as const) {
       for (const name of ["baseline", "this"]) {
         const of = results.filter((r) => r.store === store && r.variant === name);

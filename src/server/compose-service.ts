@@ -155,48 +155,6 @@ export async function composeService(config: Config, overrides: ServiceOverrides
     onRequestEnd: onRequestEnd ? (outcome) => (metrics.recordRequest(outcome), onRequestEnd(outcome)) : metrics.recordRequest,
   });
 
-  // Delivery on a worker thread (WEBHOOK_WORKER_THREAD): started now, so that loading its modules overlaps
-  // opening the stores (migrations included); given its settings and the queue when the engine starts.
-  const webhookConfig = config.webhooks;
-  const threadLog = overrides.deliveryThreadLog;
-  const onThread =
-    webhookConfig.workerThread && threadLog && !overrides.webhookSender && !overrides.resolve && !overrides.clock && !helpersConfig.clock;
-  const database = config.database;
-  /** The stores as the service uses them, once open: the worker's settings read them at start. */
-  let openedStores: Stores | undefined;
-  const threadedEngine = onThread
-    ? createThreadedDeliveryEngine({
-        postgres: database !== undefined,
-        settings: () => ({
-          data: {
-            log: threadLog,
-            engine: engineSettings,
-            sender: { timeoutMs: webhookConfig.timeoutMs, allowPrivate: webhookConfig.allowPrivateUrls },
-            retrySchedule: webhookConfig.retrySchedule,
-            // PostgreSQL: a pool of the worker's own, so no delivery goes through this thread.
-            database: database && {
-              url: database.url,
-              poolMax: Math.min(database.poolMax, 4),
-              statementTimeoutMs: database.statementTimeoutMs,
-              lockTimeoutMs: database.lockTimeoutMs,
-              preparedStatements: openedStores!.settings?.preparedStatements.usable ?? false,
-              secretKey: webhookConfig.secretKey,
-            },
-          },
-          queue: database ? undefined : openedStores!.deliveryQueue,
-        }),
-        metrics: metrics.webhooks,
-        logger,
-      })
-    : undefined;
-  const engineSettings = {
-    concurrency: webhookConfig.concurrency,
-    perEndpointConcurrency: webhookConfig.concurrencyPerEndpoint,
-    perMerchantConcurrency: webhookConfig.concurrencyPerMerchant,
-    pollIntervalMs: webhookConfig.pollIntervalMs,
-    graceMs: config.shutdown.graceMs,
-  };
-
   const listener = await openListener({
     host: config.host,
     port: config.port,
@@ -207,9 +165,6 @@ export async function composeService(config: Config, overrides: ServiceOverrides
       if (event.http2ErrorCode === undefined) observer.refused(event);
     },
     onConnectionDropped: (event) => metrics.recordDroppedConnection(event.reason),
-  }).catch(async (error: unknown) => {
-    await threadedEngine?.stop();
-    throw error;
   });
   const publicUrl = withBoundPort(config.publicUrl, listener.port);
   const catalogue = createPaymentMethodCatalogue(config.processors);
@@ -226,11 +181,10 @@ export async function composeService(config: Config, overrides: ServiceOverrides
   try {
     opened = await openStores(config, clock, ids, logger, { demoKey: overrides.demoKey, outbox });
   } catch (error) {
-    await Promise.all([listener.close(), threadedEngine?.stop()]);
+    await listener.close();
     throw error;
   }
   const stores = instrumentStores(overrides.wrapStores ? overrides.wrapStores(opened) : opened, metrics);
-  openedStores = stores;
   // Shared through Redis when REDIS_URL is set, else each instance's memory.
   // Limits run on real time: moving the test clock must not refill anyone's budget.
   const limiters = await createLimiters(config, { clock: realClock, log: logger });
@@ -310,6 +264,10 @@ export async function composeService(config: Config, overrides: ServiceOverrides
     done: (deleted) => [{ deleted }, "deleted events past their retention"],
     failed: "event retention sweep failed",
   });
+  const webhookConfig = config.webhooks;
+  const threadLog = overrides.deliveryThreadLog;
+  const onThread =
+    webhookConfig.workerThread && threadLog && !overrides.webhookSender && !overrides.resolve && !overrides.clock && !testClock;
   // Keep-alive pools of one endpoint's connections: as many as it may have attempts in flight.
   const sender = onThread
     ? undefined
@@ -320,6 +278,14 @@ export async function composeService(config: Config, overrides: ServiceOverrides
         resolve: overrides.resolve,
         connectionsPerEndpoint: webhookConfig.concurrencyPerEndpoint,
       }));
+  const engineSettings = {
+    concurrency: webhookConfig.concurrency,
+    perEndpointConcurrency: webhookConfig.concurrencyPerEndpoint,
+    perMerchantConcurrency: webhookConfig.concurrencyPerMerchant,
+    pollIntervalMs: webhookConfig.pollIntervalMs,
+    graceMs: config.shutdown.graceMs,
+  };
+  const database = config.database;
   const engine: DeliveryEngine = sender
     ? createDeliveryEngine({
         queue: stores.deliveryQueue,
@@ -331,7 +297,26 @@ export async function composeService(config: Config, overrides: ServiceOverrides
         metrics: metrics.webhooks,
         ...engineSettings,
       })
-    : threadedEngine!;
+    : createThreadedDeliveryEngine({
+        data: {
+          log: threadLog!,
+          engine: engineSettings,
+          sender: { timeoutMs: webhookConfig.timeoutMs, allowPrivate: webhookConfig.allowPrivateUrls },
+          retrySchedule: webhookConfig.retrySchedule,
+          // PostgreSQL: a pool of the worker's own, so no delivery goes through this thread.
+          database: database && {
+            url: database.url,
+            poolMax: Math.min(database.poolMax, 4),
+            statementTimeoutMs: database.statementTimeoutMs,
+            lockTimeoutMs: database.lockTimeoutMs,
+            preparedStatements: stores.settings?.preparedStatements.usable ?? false,
+            secretKey: webhookConfig.secretKey,
+          },
+        },
+        queue: database ? undefined : stores.deliveryQueue,
+        metrics: metrics.webhooks,
+        logger,
+      });
   // A commit makes its deliveries due now: the engine looks at once instead of at its next poll.
   const stopWakingOnCommit = notifier.subscribeAll(() => engine.wake());
   // After the test clock jumps, intents that lapsed expire now and retries that fell due go out now, not at the next tick.

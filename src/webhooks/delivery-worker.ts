@@ -3,10 +3,10 @@ import { createSecretBox } from "../lib/secret-box.js";
 import { createSystemClock } from "../lib/clock.js";
 import { createPinoLogger } from "../observability/pino-logger.js";
 import type { DeliveryQueue } from "../store/delivery-queue.js";
-import { createDeliveryEngine, type DeliveryEngine } from "./delivery-engine.js";
+import { createDeliveryEngine } from "./delivery-engine.js";
 import { createChannelDeliveryQueue } from "./queue-channel.js";
 import { createRetryPolicy } from "./retry-policy.js";
-import type { DeliveryWorkerData, DeliveryWorkerPreload, FromWorker, ToWorker, WorkerMetric } from "./threaded-delivery-engine.js";
+import type { DeliveryWorkerData, FromWorker, ToWorker, WorkerMetric } from "./threaded-delivery-engine.js";
 import type { WebhookMetrics } from "./webhook-metrics.js";
 import { createWebhookSender } from "./webhook-sender.js";
 
@@ -18,12 +18,10 @@ import { createWebhookSender } from "./webhook-sender.js";
  * the main thread). On PostgreSQL it opens its own pool; in memory it claims
  * and completes over the port the main thread serves its queue on.
  */
-const preload = workerData as DeliveryWorkerPreload;
+const data = workerData as DeliveryWorkerData;
 const port = parentPort!;
-// Loaded now, while the main thread opens its stores; used once the engine starts.
-const postgresModules = preload.postgres
-  ? Promise.all([import("../store/postgres/database.js"), import("../store/postgres/postgres-delivery-queue.js")])
-  : undefined;
+const logger = createPinoLogger({ level: data.log.level, pretty: data.log.pretty });
+const clock = createSystemClock();
 
 const pendingMetrics: WorkerMetric[] = [];
 const metrics: WebhookMetrics = {
@@ -34,77 +32,66 @@ const metrics: WebhookMetrics = {
 const flushMetrics = () => {
   if (pendingMetrics.length > 0) port.postMessage({ kind: "metrics", metrics: pendingMetrics.splice(0) } satisfies FromWorker);
 };
+const metricsTimer = setInterval(flushMetrics, 250);
 
-interface Running {
-  engine: DeliveryEngine;
-  stop(): Promise<void>;
+let queue: DeliveryQueue;
+let closeQueue = async () => {};
+if (data.database) {
+  const { createDatabase } = await import("../store/postgres/database.js");
+  const { createPostgresDeliveryQueue } = await import("../store/postgres/postgres-delivery-queue.js");
+  const db = createDatabase({
+    url: data.database.url,
+    poolMax: data.database.poolMax,
+    statementTimeoutMs: data.database.statementTimeoutMs,
+    lockTimeoutMs: data.database.lockTimeoutMs,
+    applicationName: "payment-intents webhooks",
+    onReachabilityChange: (change) =>
+      change.kind === "unreachable"
+        ? logger.error({ component: "webhook delivery", reason: change.reason }, "the database is unreachable from the delivery worker")
+        : logger.info({ component: "webhook delivery" }, "the database answers the delivery worker again"),
+  });
+  db.usePreparedStatements(data.database.preparedStatements);
+  const key = data.database.secretKey;
+  queue = createPostgresDeliveryQueue(db, { secretBox: createSecretBox({ key: key && Buffer.from(key) }) });
+  closeQueue = () => db.close();
+} else {
+  queue = createChannelDeliveryQueue(data.queuePort!);
+  closeQueue = async () => data.queuePort!.close();
 }
 
-/** Builds and starts the engine from the settings the main thread sends at start. */
-async function begin(data: DeliveryWorkerData): Promise<Running> {
-  const logger = createPinoLogger({ level: data.log.level, pretty: data.log.pretty });
-  const metricsTimer = setInterval(flushMetrics, 250);
-  let queue: DeliveryQueue;
-  let closeQueue = async () => {};
-  if (data.database) {
-    const [{ createDatabase }, { createPostgresDeliveryQueue }] = await postgresModules!;
-    const db = createDatabase({
-      url: data.database.url,
-      poolMax: data.database.poolMax,
-      statementTimeoutMs: data.database.statementTimeoutMs,
-      lockTimeoutMs: data.database.lockTimeoutMs,
-      applicationName: "payment-intents webhooks",
-      onReachabilityChange: (change) =>
-        change.kind === "unreachable"
-          ? logger.error({ component: "webhook delivery", reason: change.reason }, "the database is unreachable from the delivery worker")
-          : logger.info({ component: "webhook delivery" }, "the database answers the delivery worker again"),
-    });
-    db.usePreparedStatements(data.database.preparedStatements);
-    const key = data.database.secretKey;
-    queue = createPostgresDeliveryQueue(db, { secretBox: createSecretBox({ key: key && Buffer.from(key) }) });
-    closeQueue = () => db.close();
-  } else {
-    queue = createChannelDeliveryQueue(data.queuePort!);
-    closeQueue = async () => data.queuePort!.close();
-  }
-  // Keep-alive pools of one endpoint's connections: as many as it may have attempts in flight.
-  const sender = createWebhookSender({
-    timeoutMs: data.sender.timeoutMs,
-    allowPrivate: data.sender.allowPrivate,
-    connectionsPerEndpoint: data.engine.perEndpointConcurrency,
-  });
-  const engine = createDeliveryEngine({
-    queue,
-    sender,
-    policy: createRetryPolicy({ schedule: data.retrySchedule }),
-    clock: createSystemClock(),
-    logger,
-    metrics,
-    ...data.engine,
-  });
-  engine.start();
-  return {
-    engine,
-    async stop() {
-      await engine.stop();
-      await sender.close();
-      await closeQueue().catch((error: unknown) => logger.error({ err: error }, "the delivery worker's database pool did not close cleanly"));
-      clearInterval(metricsTimer);
-      flushMetrics();
-      logger.flush();
-    },
-  };
-}
-
-let running: Promise<Running> | undefined;
-let stopping: Promise<void> | undefined;
-port.on("message", (message: ToWorker) => {
-  if (message.kind === "start") running ??= begin(message.data);
-  else if (message.kind === "wake") void running?.then((r) => r.engine.wake());
-  else {
-    stopping ??= (async () => {
-      if (running) await (await running).stop();
-      port.postMessage({ kind: "stopped" } satisfies FromWorker);
-    })();
-  }
+// Keep-alive pools of one endpoint's connections: as many as it may have attempts in flight.
+const sender = createWebhookSender({
+  timeoutMs: data.sender.timeoutMs,
+  allowPrivate: data.sender.allowPrivate,
+  connectionsPerEndpoint: data.engine.perEndpointConcurrency,
 });
+const engine = createDeliveryEngine({
+  queue,
+  sender,
+  policy: createRetryPolicy({ schedule: data.retrySchedule }),
+  clock,
+  logger,
+  metrics,
+  ...data.engine,
+});
+
+port.on("message", (message: ToWorker) => {
+  if (message.kind === "wake") engine.wake();
+  else void stop();
+});
+
+let stopping: Promise<void> | undefined;
+function stop() {
+  stopping ??= (async () => {
+    await engine.stop();
+    await sender.close();
+    await closeQueue().catch((error: unknown) => logger.error({ err: error }, "the delivery worker's database pool did not close cleanly"));
+    clearInterval(metricsTimer);
+    flushMetrics();
+    logger.flush();
+    port.postMessage({ kind: "stopped" } satisfies FromWorker);
+  })();
+  return stopping;
+}
+
+engine.start();

@@ -6,7 +6,7 @@ import type { DeliveryEngine } from "./delivery-engine.js";
 import { serveDeliveryQueue } from "./queue-channel.js";
 import type { WebhookMetrics } from "./webhook-metrics.js";
 
-/** What the worker builds its engine from: plain data, sent when the engine starts. */
+/** What the worker builds its engine from: plain data, as workerData must be. */
 export interface DeliveryWorkerData {
   log: { level: LogLevel; pretty: boolean };
   engine: { concurrency: number; perEndpointConcurrency: number; perMerchantConcurrency: number; pollIntervalMs: number; graceMs: number };
@@ -32,24 +32,14 @@ export type WorkerMetric =
   | ["queue", Parameters<WebhookMetrics["queue"]>[0], Date];
 
 /** Messages between the main thread and the delivery worker. */
-export type ToWorker = { kind: "start"; data: DeliveryWorkerData } | { kind: "wake" } | { kind: "stop" };
-
-/** workerData: known before the stores are open, so the worker can load its modules meanwhile. */
-export interface DeliveryWorkerPreload {
-  /** Load the PostgreSQL modules (pg) too. */
-  postgres: boolean;
-}
+export type ToWorker = { kind: "wake" } | { kind: "stop" };
 export type FromWorker = { kind: "metrics"; metrics: WorkerMetric[] } | { kind: "stopped" };
 
 export interface ThreadedDeliveryEngineOptions {
-  /** Whether the worker will open a PostgreSQL pool (it loads those modules while the stores open). */
-  postgres: boolean;
-  /**
-   * The worker's settings and (memory mode) the main thread's queue to serve
-   * it, read at start(): the worker is started at once, so that loading its
-   * modules overlaps the opening of the stores, and is given these then.
-   */
-  settings(): { data: Omit<DeliveryWorkerData, "queuePort">; queue?: DeliveryQueue };
+  /** The worker's settings; queuePort is filled in here when queue is given. */
+  data: Omit<DeliveryWorkerData, "queuePort">;
+  /** Memory mode: the main thread's queue, served to the worker. Unset with data.database. */
+  queue?: DeliveryQueue;
   metrics: WebhookMetrics;
   /** For the worker's failures; the worker logs its attempts itself, to standard error. */
   logger: Logger;
@@ -76,24 +66,22 @@ const workerUrl = new URL(import.meta.url.endsWith(".ts") ? "./delivery-worker-b
  * worker that fails is logged and started again a second later.
  */
 export function createThreadedDeliveryEngine(options: ThreadedDeliveryEngineOptions): DeliveryEngine {
-  const { metrics, logger } = options;
-  let data: Omit<DeliveryWorkerData, "queuePort"> | undefined;
-  let queue: DeliveryQueue | undefined;
+  const { data, queue, metrics, logger } = options;
   let worker: Worker | undefined;
   let stopServing: (() => void) | undefined;
   let running = false;
   let wakeQueued = false;
   let stopped: (() => void) | undefined;
 
-  /**
-   * Starts a thread and has it load its modules; unreferenced until start(),
-   * so a composition that fails before starting delivery does not hang on it.
-   */
   function spawn() {
-    const current = new Worker(workerUrl, { workerData: { postgres: options.postgres } satisfies DeliveryWorkerPreload, name: "webhook-delivery" });
-    current.unref();
+    const channel = queue ? new MessageChannel() : undefined;
+    if (queue && channel) stopServing = serveDeliveryQueue(queue, channel.port1);
+    const current = new Worker(workerUrl, {
+      workerData: { ...data, queuePort: channel?.port2 } satisfies DeliveryWorkerData,
+      transferList: channel ? [channel.port2] : [],
+      name: "webhook-delivery",
+    });
     worker = current;
-    let channel: MessageChannel | undefined;
     current.on("message", (message: FromWorker) => {
       if (message.kind === "stopped") stopped?.();
       else for (const metric of message.metrics) record(metric);
@@ -106,22 +94,10 @@ export function createThreadedDeliveryEngine(options: ThreadedDeliveryEngineOpti
       if (worker === current) worker = undefined;
       if (running) {
         logger.error({ exitCode: code }, "the webhook delivery worker ended; starting it again in 1 s");
-        setTimeout(() => {
-          if (!running || worker) return;
-          spawn();
-          begin();
-        }, 1000).unref();
+        setTimeout(() => running && !worker && spawn(), 1000).unref();
       }
     });
-    begin = () => {
-      channel = queue ? new MessageChannel() : undefined;
-      if (queue && channel) stopServing = serveDeliveryQueue(queue, channel.port1);
-      current.ref();
-      current.postMessage({ kind: "start", data: { ...data!, queuePort: channel?.port2 } } satisfies ToWorker, channel ? [channel.port2] : []);
-    };
   }
-  let begin = () => {};
-  spawn();
 
   function record(metric: WorkerMetric) {
     if (metric[0] === "attempt") metrics.attempt(metric[1], metric[2]);
@@ -133,9 +109,7 @@ export function createThreadedDeliveryEngine(options: ThreadedDeliveryEngineOpti
     start() {
       if (running) return;
       running = true;
-      ({ data, queue } = options.settings());
-      if (!worker) spawn();
-      begin();
+      spawn();
     },
     wake() {
       // One message per turn of the event loop, however many commits it had.
@@ -147,18 +121,12 @@ export function createThreadedDeliveryEngine(options: ThreadedDeliveryEngineOpti
       });
     },
     async stop() {
-      const wasRunning = running;
       running = false;
       const current = worker;
       if (!current) return;
-      if (!wasRunning) {
-        // Never started: nothing in flight.
-        await current.terminate();
-        return;
-      }
       const done = new Promise<void>((resolve) => (stopped = resolve));
       current.postMessage({ kind: "stop" } satisfies ToWorker);
-      const cut = setTimeout(() => void current.terminate(), data!.engine.graceMs + 5000);
+      const cut = setTimeout(() => void current.terminate(), data.engine.graceMs + 5000);
       await done;
       clearTimeout(cut);
       await current.terminate();

@@ -55,6 +55,8 @@ const { values: flags } = parseArgs({
     only: { type: "string" },
     "no-write": { type: "boolean", default: false },
     rounds: { type: "string" },
+    /** With --only webhooks: a checkout of another commit (e.g. `git archive main`), run in alternation with this one. */
+    "webhook-baseline": { type: "string" },
   },
 });
 
@@ -121,7 +123,7 @@ const cleanups: (() => Promise<void>)[] = [
   },
   () => meter.close(),
   async () => db.drop(),
-  async () => rmSync(logDir, { recursive: true, force: true }),
+  async () => (process.env.BENCH_KEEP_LOGS ? undefined : rmSync(logDir, { recursive: true, force: true })),
 ];
 process.on("SIGINT", () => {
   void (async () => {
@@ -228,30 +230,61 @@ async function runScale(): Promise<ScalePoint[]> {
  * server in memory and on PostgreSQL, one endpoint, a local receiver
  * (bench/webhooks.ts).
  */
-async function runWebhooks(): Promise<WebhookBenchResult[]> {
+async function runWebhooks(): Promise<{ results: WebhookBenchResult[]; windows: Map<string, ProfileWindow[]> }> {
   const results: WebhookBenchResult[] = [];
-  for (const ratePerSecond of quick ? [undefined] : [undefined, 100]) {
-    for (const store of ["memory", "PostgreSQL"] as const) {
-      const webhookDb = store === "PostgreSQL" ? await createTestDatabase() : undefined;
-      try {
-        log(`webhook delivery, ${store}, ${ratePerSecond ? `${ratePerSecond} creates/s` : `${connections} connections`} for ${webhookSeconds} s …`);
-        const result = await runWebhookBench({
-          store,
-          databaseUrl: webhookDb?.url,
-          connections: ratePerSecond ? 8 : connections,
-          ratePerSecond,
-          seconds: webhookSeconds,
-          logDir,
-          drainTimeoutMs: 120_000,
-        });
-        log(describeWebhookBench(result));
-        results.push(result);
-      } finally {
-        await webhookDb?.drop();
+  const windows = new Map<string, ProfileWindow[]>();
+  const baseline = flags["webhook-baseline"];
+  // With a baseline, both builds in alternation for `rounds` rounds (the order flips each round), so a busy
+  // moment of the machine falls on one round, not on one side of the comparison.
+  const variantRounds = baseline ? rounds : 1;
+  for (const ratePerSecond of quick || baseline ? [undefined] : [undefined, 100]) {
+    for (let round = 0; round < variantRounds; round++) {
+      const variants: { name: string; root?: string }[] = baseline ? [{ name: "baseline", root: baseline }, { name: "this" }] : [{ name: "this" }];
+      if (round % 2 === 1) variants.reverse();
+      for (const store of ["memory", "PostgreSQL"] as const) {
+        for (const variant of variants) {
+          const webhookDb = store === "PostgreSQL" ? await createTestDatabase() : undefined;
+          try {
+            log(`webhook delivery, ${store}, ${variant.name}, ${ratePerSecond ? `${ratePerSecond} creates/s` : `${connections} connections`} for ${webhookSeconds} s …`);
+            const result = await runWebhookBench({
+              store,
+              databaseUrl: webhookDb?.url,
+              connections: ratePerSecond ? 8 : connections,
+              ratePerSecond,
+              seconds: webhookSeconds,
+              logDir,
+              drainTimeoutMs: 120_000,
+              profileDir,
+              root: variant.root,
+              variant: variant.name,
+            });
+            log(describeWebhookBench(result));
+            results.push(result);
+            const dir = `webhooks-${store}-${variant.name}`;
+            windows.set(dir, [...(windows.get(dir) ?? []), result.loadWindow]);
+          } finally {
+            await webhookDb?.drop();
+          }
+        }
       }
     }
   }
-  return results;
+  if (baseline) {
+    const median = (xs: number[]) => {
+      const sorted = [...xs].sort((a, b) => a - b);
+      const mid = (sorted.length - 1) / 2;
+      return ((sorted[Math.floor(mid)] ?? NaN) + (sorted[Math.ceil(mid)] ?? NaN)) / 2;
+    };
+    for (const store of ["memory", "PostgreSQL"] as const) {
+      for (const name of ["baseline", "this"]) {
+        const of = results.filter((r) => r.store === store && r.variant === name);
+        log(
+          `${store}, ${name}: median of ${of.length} rounds: main thread ${Math.round(median(of.map((r) => r.cpu.mainThreadUsPerCreate)))} µs/create, process ${Math.round(median(of.map((r) => r.cpu.processUsPerCreate)))} µs/create, ${Math.round(median(of.map((r) => r.createRate)))} creates/s, ${Math.round(median(of.map((r) => r.deliveredRate)))} delivered/s, backlog at the end ${Math.round(median(of.map((r) => r.backlog.end)))}, p99 ${Math.round(median(of.map((r) => r.latency.p99Ms)))} ms`,
+        );
+      }
+    }
+  }
+  return { results, windows };
 }
 
 /** runCheckoutPayment: checkout card payments through a 1 s test processor on PostgreSQL (bench/checkout-payment.ts). */
@@ -331,7 +364,8 @@ try {
     grpcConnections,
     listSeed,
   }).filter((s) => !only || only.test(s.id));
-  const webhooksSelected = !flags.profile && (!only || only.test("webhooks"));
+  // Profiled, the webhook bench runs only when asked for by name (its figures then carry the profiler's cost).
+  const webhooksSelected = flags.profile ? only?.test("webhooks") === true : !only || only.test("webhooks");
   const paymentsSelected = !flags.profile && (!only || only.test("checkout-payment"));
   if (selected.length === 0 && !webhooksSelected && !paymentsSelected) throw new Error(`--only ${flags.only} selects no scenario`);
 
@@ -342,7 +376,9 @@ try {
   const soak = runExtras ? await runCreateSoak() : undefined;
   if (runExtras) log("the sandbox's start-up, from a packed install …");
   const startup = runExtras ? await runStartupBench({ runs: quick ? 3 : 10, log }) : undefined;
-  const webhooks = webhooksSelected ? await runWebhooks() : [];
+  const webhookRun = webhooksSelected ? await runWebhooks() : undefined;
+  const webhooks = webhookRun?.results ?? [];
+  for (const [dir, stretch] of webhookRun?.windows ?? []) windows.set(dir, stretch);
   const payments = paymentsSelected ? await runCheckoutPayment() : undefined;
 
   const full = !quick && !only && !flags.profile;

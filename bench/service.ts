@@ -34,6 +34,8 @@ export interface ServiceOptions {
   extraEnv?: Record<string, string>;
   /** The file its stderr (the request log) is appended to. */
   logPath: string;
+  /** The checkout to run (default this one). */
+  root?: string;
 }
 
 /**
@@ -50,6 +52,7 @@ export function startService(options: ServiceOptions): Promise<BenchProcess> {
     script: join("src", "main.ts"),
     nodeArgs,
     logPath: options.logPath,
+    root: options.root,
     env: {
       ...unthrottledEnv,
       API_KEYS: Object.values(merchants)

@@ -1,6 +1,8 @@
 import { join } from "node:path";
 import { percentileOf, startVerifyingReceiver } from "../drills/support/webhook-receiver.js";
+import { untilReady } from "./scenarios.js";
 import { merchants, restCreateBody, startService } from "./service.js";
+import { cpuTicks, readClockTicksPerSecond, threadCpuTicks, threadTicks } from "./support/proc-stat.js";
 import { runWrk } from "./support/wrk.js";
 
 /** The issue's targets: delivery keeps up with the creates (no growing backlog), and p99 from the change to its receipt ≤ 1 s. */
@@ -21,10 +23,18 @@ export interface WebhookBenchOptions {
   logDir: string;
   /** How long to wait for the backlog to drain after the creates stop. */
   drainTimeoutMs?: number;
+  /** Run the server under --cpu-prof, its profiles written in this directory (named by store and variant). */
+  profileDir?: string;
+  /** The checkout whose src/main.ts runs (default this one): a variant of another commit, for a comparison in one run. */
+  root?: string;
+  /** Names the variant in the result and the log file (default "this"). */
+  variant?: string;
 }
 
 export interface WebhookBenchResult {
   store: "memory" | "PostgreSQL";
+  /** Which build ran ("this" unless options.variant named another). */
+  variant: string;
   connections: number;
   /** Paced creates a second; undefined: full speed. */
   ratePerSecond?: number;
@@ -45,6 +55,14 @@ export interface WebhookBenchResult {
   /** From the event's timestamp (the status change) to its receipt, for every event of the creates. */
   latency: { p50Ms: number; p99Ms: number; maxMs: number };
   receiver: { requests: number; invalid: number; duplicates: number; maxInFlight: number };
+  /**
+   * The server's CPU over the creates, per create (µs): the whole process
+   * (every thread: the API, a delivery worker, libuv's pool, GC helpers), and
+   * its main thread alone, the API's event loop (/proc/<pid>/task/<pid>/stat).
+   */
+  cpu: { processUsPerCreate: number; mainThreadUsPerCreate: number; byThreadName: Record<string, number> };
+  /** The creates' stretch of the monotonic clock (µs, as a --cpu-prof profile's), to summarise a profile over it. */
+  loadWindow: { startUs: number; endUs: number };
 }
 
 /**
@@ -60,19 +78,41 @@ export async function runWebhookBench(options: WebhookBenchOptions): Promise<Web
   const receiver = await startVerifyingReceiver();
   const server = await startService({
     databaseUrl: options.databaseUrl,
-    logPath: join(options.logDir, `webhooks-${options.store}.log`),
+    logPath: join(options.logDir, `webhooks-${options.store}-${options.variant ?? "this"}.log`),
     extraEnv: { WEBHOOK_ALLOW_PRIVATE_URLS: "true" },
+    root: options.root,
+    profileDir: options.profileDir,
+    profileName: `webhooks-${options.store}-${options.variant ?? "this"}`,
   });
+  const ticksPerSecond = readClockTicksPerSecond();
   try {
+    // It listens before its migrations are applied, answering 503 until then.
+    await untilReady(server.url);
     const res = await fetch(`${server.url}/v1/v2/webhook-endpoints`, {
       method: "POST",
       headers: { authorization: `Bearer ${merchants.load.key}`, "content-type": "application/json" },
       body: JSON.stringify({ url: receiver.url, description: "bench" }),
     });
-    const endpoint = (await res.json()) as { secret?: string };
-    if (res.status !== 201 || !endpoint.secret) throw new Error(`registering the bench endpoint answered ${res.status} ${JSON.stringify(endpoint)}`);
+    const text = await res.text();
+    const endpoint = (res.status === 201 ? JSON.parse(text) : {}) as { secret?: string };
+    if (res.status !== 201 || !endpoint.secret) throw new Error(`registering the bench endpoint answered ${res.status} ${text}`);
     receiver.setSecret(endpoint.secret);
+    // One create delivered before the load: the engine (on a worker thread, its modules loaded) is running.
+    const warm = await fetch(`${server.url}/v1/v2/payment-intents`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${merchants.load.key}`, "content-type": "application/json" },
+      body: restCreateBody.replace("{{unique}}", `warm-${Date.now()}`),
+    });
+    await warm.arrayBuffer();
+    const warmDeadline = performance.now() + 60_000;
+    while (receiver.accepted.size === 0 && performance.now() < warmDeadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    if (receiver.accepted.size === 0) throw new Error("webhook bench: the warm-up create was not delivered within 60 s");
+    receiver.accepted.clear();
 
+    const processBefore = cpuTicks(server.pid) ?? NaN;
+    const mainBefore = threadCpuTicks(server.pid, server.pid) ?? NaN;
+    const threadsBefore = threadTicks(server.pid);
+    const startUs = Number(process.hrtime.bigint() / 1000n);
     const from = Date.now();
     const load = options.ratePerSecond
       ? await pacedCreates(`${server.url}/v1/v2/payment-intents`, options.ratePerSecond, options.connections, options.seconds)
@@ -86,6 +126,14 @@ export async function runWebhookBench(options: WebhookBenchOptions): Promise<Web
           runId: `webhooks-${options.store}`,
         });
     const to = Date.now();
+    const endUs = Number(process.hrtime.bigint() / 1000n);
+    const processTicks = (cpuTicks(server.pid) ?? NaN) - processBefore;
+    const mainTicks = (threadCpuTicks(server.pid, server.pid) ?? NaN) - mainBefore;
+    const byThreadName: Record<string, number> = {};
+    for (const [tid, { name, ticks }] of threadTicks(server.pid)) {
+      const label = tid === server.pid ? "main" : name;
+      byThreadName[label] = (byThreadName[label] ?? 0) + ticks - (threadsBefore.get(tid)?.ticks ?? 0);
+    }
     const created = load.outcomes["201"] ?? 0;
     if (created === 0 || created !== load.requests) throw new Error(`webhook bench: expected every create to answer 201, got ${JSON.stringify(load.outcomes)}`);
     const deadline = performance.now() + (options.drainTimeoutMs ?? 60_000);
@@ -105,8 +153,10 @@ export async function runWebhookBench(options: WebhookBenchOptions): Promise<Web
     const span = to - from;
     const duringLoad = events.filter((e) => e.eventAt >= from && e.eventAt <= to).map((e) => e.receivedAt - e.eventAt);
     const c = receiver.counts();
+    const usPerCreate = (ticks: number) => (ticks * 1e6) / ticksPerSecond / created;
     return {
       store: options.store,
+      variant: options.variant ?? "this",
       connections: options.connections,
       ratePerSecond: options.ratePerSecond,
       seconds: load.seconds,
@@ -123,6 +173,12 @@ export async function runWebhookBench(options: WebhookBenchOptions): Promise<Web
       undelivered: Math.max(0, created - receiver.accepted.size),
       latency: { p50Ms: percentileOf(duringLoad, 50), p99Ms: percentileOf(duringLoad, 99), maxMs: percentileOf(duringLoad, 100) },
       receiver: { requests: c.requests, invalid: c.invalid, duplicates: c.duplicates, maxInFlight: c.maxInFlight },
+      cpu: {
+        processUsPerCreate: usPerCreate(processTicks),
+        mainThreadUsPerCreate: usPerCreate(mainTicks),
+        byThreadName: Object.fromEntries(Object.entries(byThreadName).map(([name, ticks]) => [name, Math.round(usPerCreate(ticks))])),
+      },
+      loadWindow: { startUs, endUs },
     };
   } finally {
     await server.stop();
@@ -167,5 +223,6 @@ export function keepsUp(r: WebhookBenchResult): boolean {
 export function describeWebhookBench(r: WebhookBenchResult): string {
   const n = (x: number) => Math.round(x).toLocaleString("en");
   const how = r.ratePerSecond ? `paced at ${r.ratePerSecond}/s` : `at ${r.connections} connections`;
-  return `${r.store}: ${n(r.created)} creates in ${r.seconds.toFixed(0)} s ${how} (${n(r.createRate)}/s), events delivered ${n(r.deliveredRate)}/s during them; backlog ${n(r.backlog.third)} / ${n(r.backlog.twoThirds)} / ${n(r.backlog.end)} events at a third, two thirds and the end, drained ${Number.isFinite(r.drainMs) ? `${(r.drainMs / 1000).toFixed(1)} s` : "NOT"} after (${r.undelivered} never arrived); change to receipt p50 ${n(r.latency.p50Ms)} ms, p99 ${n(r.latency.p99Ms)} ms, max ${n(r.latency.maxMs)} ms; receiver: ${r.receiver.requests} requests, ${r.receiver.invalid} invalid, ${r.receiver.duplicates} duplicates, at most ${r.receiver.maxInFlight} at once`;
+  const variant = r.variant === "this" ? "" : ` (${r.variant})`;
+  return `${r.store}${variant}: ${n(r.created)} creates in ${r.seconds.toFixed(0)} s ${how} (${n(r.createRate)}/s), events delivered ${n(r.deliveredRate)}/s during them; backlog ${n(r.backlog.third)} / ${n(r.backlog.twoThirds)} / ${n(r.backlog.end)} events at a third, two thirds and the end, drained ${Number.isFinite(r.drainMs) ? `${(r.drainMs / 1000).toFixed(1)} s` : "NOT"} after (${r.undelivered} never arrived); change to receipt p50 ${n(r.latency.p50Ms)} ms, p99 ${n(r.latency.p99Ms)} ms, max ${n(r.latency.maxMs)} ms; receiver: ${r.receiver.requests} requests, ${r.receiver.invalid} invalid, ${r.receiver.duplicates} duplicates, at most ${r.receiver.maxInFlight} at once; server CPU per create ${n(r.cpu.processUsPerCreate)} µs, its main thread ${n(r.cpu.mainThreadUsPerCreate)} µs (by thread: ${Object.entries(r.cpu.byThreadName).filter(([, us]) => us > 0).map(([name, us]) => `${name} ${n(us)}`).join(", ")})`;
 }

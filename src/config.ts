@@ -85,6 +85,12 @@ export interface WebhookConfig {
   concurrencyPerMerchant: number;
   /** WEBHOOK_POLL_INTERVAL_MS: how often each instance looks for due deliveries. */
   pollIntervalMs: number;
+  /**
+   * WEBHOOK_WORKER_THREAD: a server process runs delivery on a worker thread
+   * of its own, off the API's event loop (default true; docs/webhooks.md,
+   * "Where the engine runs").
+   */
+  workerThread: boolean;
   /** EVENT_RETENTION_DAYS: how long events (and their ended deliveries) are kept. */
   eventRetentionDays: number;
 }
@@ -218,6 +224,7 @@ export const settingNames = [
   "WEBHOOK_CONCURRENCY_PER_ENDPOINT",
   "WEBHOOK_CONCURRENCY_PER_MERCHANT",
   "WEBHOOK_POLL_INTERVAL_MS",
+  "WEBHOOK_WORKER_THREAD",
   "EVENT_RETENTION_DAYS",
   "TEST_HELPERS",
   "TEST_CLOCK",
@@ -377,6 +384,7 @@ export function readWebhookConfig(env: Env, sandbox = false): WebhookConfig {
     concurrencyPerEndpoint: readInteger(env, "WEBHOOK_CONCURRENCY_PER_ENDPOINT", 4, 1, 100),
     concurrencyPerMerchant: readInteger(env, "WEBHOOK_CONCURRENCY_PER_MERCHANT", Math.ceil(concurrency / 2), 1, concurrency),
     pollIntervalMs: readInteger(env, "WEBHOOK_POLL_INTERVAL_MS", 1000, 50, 60_000),
+    workerThread: readBoolean(env, "WEBHOOK_WORKER_THREAD", true),
     eventRetentionDays: readInteger(env, "EVENT_RETENTION_DAYS", 30, 30, 3650),
   };
 }

@@ -45,6 +45,8 @@ export interface BenchChildOptions {
   logPath: string;
   /** Pipe stdin and stdout to the bench (for a command child); ignored otherwise. */
   pipeStdio?: boolean;
+  /** The checkout to run it from (default this one): the webhook bench compares a build of another commit. */
+  root?: string;
 }
 
 /** readStatusBytes reads one "Name: N kB" line of /proc/<pid>/status, in bytes; 0 when gone. */
@@ -85,7 +87,7 @@ export function spawnBenchChild(options: BenchChildOptions): BenchChild {
   let child: ChildProcess;
   try {
     child = spawn(process.execPath, [...(options.nodeArgs ?? []), "--import", "tsx", options.script], {
-      cwd: repoRoot,
+      cwd: options.root ?? repoRoot,
       env,
       stdio: options.pipeStdio ? ["pipe", "pipe", log] : ["ignore", "ignore", log],
     });

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, readdirSync } from "node:fs";
 
 /**
  * Clock ticks per second of /proc/<pid>/stat's time fields (`getconf CLK_TCK`,
@@ -33,4 +33,37 @@ export function cpuTicks(pid: number): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * threadCpuTicks is one thread's user + system CPU time so far, in clock
+ * ticks (/proc/<pid>/task/<tid>/stat); the main thread's tid is the pid.
+ * undefined once it is gone.
+ */
+export function threadCpuTicks(pid: number, tid: number): number | undefined {
+  try {
+    return parseCpuTicks(readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8"));
+  } catch {
+    return undefined;
+  }
+}
+
+/** threadTicks: every thread's CPU ticks so far, by tid, with its name (/proc/<pid>/task/<tid>/comm). */
+export function threadTicks(pid: number): Map<number, { name: string; ticks: number }> {
+  const out = new Map<number, { name: string; ticks: number }>();
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out;
+  }
+  for (const tid of tids) {
+    try {
+      const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, "utf8").trim();
+      out.set(Number(tid), { name, ticks: parseCpuTicks(readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8")) });
+    } catch {
+      // The thread ended meanwhile.
+    }
+  }
+  return out;
 }

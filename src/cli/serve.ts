@@ -43,7 +43,7 @@ export async function serve(env: Environment): Promise<void> {
 
   let service;
   try {
-    service = await composeService(config, { logger, processMetrics: true });
+    service = await composeService(config, { logger, processMetrics: true, deliveryThreadLog: { level: config.logLevel, pretty: process.stderr.isTTY } });
   } catch (error) {
     // The port, the database or a migration: one line with the cause and the fix, as for a bad setting.
     const line = describeStartFailure(error, config);

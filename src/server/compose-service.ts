@@ -7,6 +7,7 @@ import { createAdvanceableClock } from "../lib/advanceable-clock.js";
 import { createSystemClock, type Clock } from "../lib/clock.js";
 import { createIdGenerator, type IdGenerator } from "../lib/ids.js";
 import type { Logger } from "../lib/logger.js";
+import type { LogLevel } from "../observability/log-level.js";
 import { createLimiters } from "../limits/create-limiters.js";
 import { openListener, type ListeningServer } from "../listener/listen.js";
 import { createMetricsRoute } from "../observability/metrics-route.js";
@@ -33,7 +34,8 @@ import { createPaymentMethodCatalogue } from "../service/payment-method-catalogu
 import type { EventStore } from "../store/event-store.js";
 import type { WebhookEndpointStore } from "../store/webhook-endpoint-store.js";
 import type { HostResolver } from "../webhooks/host-resolver.js";
-import { createDeliveryEngine } from "../webhooks/delivery-engine.js";
+import { createDeliveryEngine, type DeliveryEngine } from "../webhooks/delivery-engine.js";
+import { createThreadedDeliveryEngine } from "../webhooks/threaded-delivery-engine.js";
 import { createRetryPolicy } from "../webhooks/retry-policy.js";
 import { createWebhookSender, type WebhookSender } from "../webhooks/webhook-sender.js";
 import { createApp, type AppCaps } from "./create-app.js";
@@ -67,6 +69,14 @@ export interface ServiceOverrides {
   resolve?: HostResolver;
   /** Sends webhook deliveries; default the HTTP sender of WEBHOOK_TIMEOUT_MS. */
   webhookSender?: WebhookSender;
+  /**
+   * A server process (serve) sets this: with WEBHOOK_WORKER_THREAD (default
+   * on), delivery runs on a worker thread that logs to standard error at this
+   * level. Unset (tests), or when a test injects the sender, the resolver or
+   * a clock, or with the test clock, the engine runs on the main thread with
+   * what was injected (a worker can share none of it).
+   */
+  deliveryThreadLog?: { level: LogLevel; pretty: boolean };
   /** Wraps the stores as opened: a test's failing or switchable store, a counting verifier. */
   wrapStores?(stores: Stores): Stores;
   /** Plain HTTP routes served beside the service's own (a test's slow or failing page). */
@@ -271,29 +281,58 @@ export async function composeService(config: Config, overrides: ServiceOverrides
     failed: "event retention sweep failed",
   });
   const webhookConfig = config.webhooks;
+  const threadLog = overrides.deliveryThreadLog;
+  const onThread =
+    webhookConfig.workerThread && threadLog && !overrides.webhookSender && !overrides.resolve && !overrides.clock && !testClock;
   // Keep-alive pools of one endpoint's connections: as many as it may have attempts in flight.
-  const sender =
-    overrides.webhookSender ??
-    createWebhookSender({
-      timeoutMs: webhookConfig.timeoutMs,
-      allowPrivate: webhookConfig.allowPrivateUrls,
-      resolve: overrides.resolve,
-      connectionsPerEndpoint: webhookConfig.concurrencyPerEndpoint,
-    });
-  const engine = createDeliveryEngine({
-    queue: stores.deliveryQueue,
-    sender,
-    policy: createRetryPolicy({ schedule: webhookConfig.retrySchedule }),
-    // Due times follow the service's clock (the test clock moves retries); webhook-timestamp stays real time (the default signing clock).
-    clock,
-    logger,
-    metrics: metrics.webhooks,
+  const sender = onThread
+    ? undefined
+    : (overrides.webhookSender ??
+      createWebhookSender({
+        timeoutMs: webhookConfig.timeoutMs,
+        allowPrivate: webhookConfig.allowPrivateUrls,
+        resolve: overrides.resolve,
+        connectionsPerEndpoint: webhookConfig.concurrencyPerEndpoint,
+      }));
+  const engineSettings = {
     concurrency: webhookConfig.concurrency,
     perEndpointConcurrency: webhookConfig.concurrencyPerEndpoint,
     perMerchantConcurrency: webhookConfig.concurrencyPerMerchant,
     pollIntervalMs: webhookConfig.pollIntervalMs,
     graceMs: config.shutdown.graceMs,
-  });
+  };
+  const database = config.database;
+  const engine: DeliveryEngine = sender
+    ? createDeliveryEngine({
+        queue: stores.deliveryQueue,
+        sender,
+        policy: createRetryPolicy({ schedule: webhookConfig.retrySchedule }),
+        // Due times follow the service's clock (the test clock moves retries); webhook-timestamp stays real time (the default signing clock).
+        clock,
+        logger,
+        metrics: metrics.webhooks,
+        ...engineSettings,
+      })
+    : createThreadedDeliveryEngine({
+        data: {
+          log: threadLog!,
+          engine: engineSettings,
+          sender: { timeoutMs: webhookConfig.timeoutMs, allowPrivate: webhookConfig.allowPrivateUrls },
+          retrySchedule: webhookConfig.retrySchedule,
+          // PostgreSQL: a pool of the worker's own, so no delivery goes through this thread.
+          database: database && {
+            url: database.url,
+            poolMax: Math.min(database.poolMax, 4),
+            statementTimeoutMs: database.statementTimeoutMs,
+            lockTimeoutMs: database.lockTimeoutMs,
+            preparedStatements: stores.settings?.preparedStatements.usable ?? false,
+            secretKey: webhookConfig.secretKey,
+          },
+        },
+        queue: database ? undefined : stores.deliveryQueue,
+        metrics: metrics.webhooks,
+        logger,
+      });
   // A commit makes its deliveries due now: the engine looks at once instead of at its next poll.
   const stopWakingOnCommit = notifier.subscribeAll(() => engine.wake());
   // After the test clock jumps, intents that lapsed expire now and retries that fell due go out now, not at the next tick.
@@ -319,7 +358,7 @@ export async function composeService(config: Config, overrides: ServiceOverrides
       reconcileSweep.stop();
       testProcessor?.close();
       await engine.stop();
-      await sender.close();
+      await sender?.close();
     })();
     return stopped;
   };

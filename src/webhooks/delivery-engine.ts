@@ -112,7 +112,10 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
   let statsTimer: NodeJS.Timeout | undefined;
   let filling: Promise<void> | undefined;
   let again = false;
+  /** Attempts still sending, by lease token: the slots taken. */
   const flights = new Map<string, Flight>();
+  /** Every attempt not finished yet, those whose completion is still being recorded included. */
+  const attempts = new Set<Promise<void>>();
 
   function wake() {
     if (!running) return;
@@ -147,29 +150,40 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
     } while (again && running);
   }
 
+  /**
+   * A slot is free once the answer is in and its completion has been sent to
+   * the queue, not once the queue has answered: the next claim then goes out
+   * right behind the completion (in memory over the worker's port, in order),
+   * so one endpoint's next delivery does not wait a whole round trip more
+   * (issue 21 §2). stop() still waits for every completion.
+   */
   function launch(delivery: ClaimedDelivery) {
     const controller = new AbortController();
-    const flight: Flight = {
-      lease: delivery.lease,
-      controller,
-      done: attempt(delivery, controller.signal)
-        .catch((error: unknown) => {
-          // Not an answer from the endpoint but a fault here or in the queue: the
-          // lease runs out and the delivery is tried again then.
-          logger.error(
-            { err: error, eventId: delivery.eventId, deliveryId: delivery.deliveryId, endpointId: delivery.endpoint.id },
-            "webhook attempt could not be recorded; it is retried when its lease runs out",
-          );
-        })
-        .finally(() => {
-          flights.delete(delivery.lease.token);
-          wake();
-        }),
+    let freed = false;
+    const free = () => {
+      if (freed) return;
+      freed = true;
+      flights.delete(delivery.lease.token);
+      wake();
     };
-    flights.set(delivery.lease.token, flight);
+    const done = attempt(delivery, controller.signal, free)
+      .catch((error: unknown) => {
+        // Not an answer from the endpoint but a fault here or in the queue: the
+        // lease runs out and the delivery is tried again then.
+        logger.error(
+          { err: error, eventId: delivery.eventId, deliveryId: delivery.deliveryId, endpointId: delivery.endpoint.id },
+          "webhook attempt could not be recorded; it is retried when its lease runs out",
+        );
+      })
+      .finally(() => {
+        attempts.delete(done);
+        free();
+      });
+    attempts.add(done);
+    flights.set(delivery.lease.token, { lease: delivery.lease, controller, done });
   }
 
-  async function attempt(delivery: ClaimedDelivery, signal: AbortSignal) {
+  async function attempt(delivery: ClaimedDelivery, signal: AbortSignal, free: () => void) {
     const at = clock.now();
     const timestamp = Math.floor(signingClock.now().getTime() / 1000);
     const signature = signWebhook(liveSecrets(delivery.endpoint.secrets, at), delivery.eventId, timestamp, delivery.body);
@@ -186,12 +200,14 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
     metrics.attempt(result.outcome, result.durationMs / 1000);
     const number = delivery.attemptsMade + 1;
     const decision = policy.decide(result, number, clock.now());
-    const completion = await queue.complete({
+    const completing = queue.complete({
       lease: delivery.lease,
       attempt: { at, statusCode: result.statusCode, durationMs: result.durationMs, error: result.error },
       next: decision.next,
       endpoint: decision.endpoint,
     });
+    free();
+    const completion = await completing;
     const fields = {
       eventId: delivery.eventId,
       deliveryId: delivery.deliveryId,
@@ -251,7 +267,7 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
       const grace = setTimeout(() => {
         for (const flight of flights.values()) flight.controller.abort();
       }, graceMs);
-      await Promise.all([...flights.values()].map((flight) => flight.done));
+      await Promise.all([...attempts]);
       clearTimeout(grace);
     },
   };

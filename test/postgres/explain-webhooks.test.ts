@@ -65,10 +65,14 @@ describe("PostgreSQL webhook and event query plans", { skip }, () => {
     assert.deepEqual(seqScans(stranded, "webhook_deliveries"), []);
     const candidates = await plan(claimStatements.candidatesText, [now, 10, 20]);
     assert.deepEqual(seqScans(candidates, "webhook_deliveries"), []);
-    assert.ok(indexes(candidates).has("webhook_deliveries_due_idx"), [...indexes(candidates)].join(", "));
+    // Endpoints by a loose scan of the per-endpoint index, their leases through the index of leased rows: never the whole backlog.
+    assert.ok(indexes(candidates).has("webhook_deliveries_endpoint_pending_idx"), [...indexes(candidates)].join(", "));
+    assert.ok(indexes(candidates).has("webhook_deliveries_leased_idx"), [...indexes(candidates)].join(", "));
+    assert.ok(!indexes(candidates).has("webhook_deliveries_due_idx"), [...indexes(candidates)].join(", "));
     const claim = await plan(claimStatements.claimText, ["{m_1,m_2}", "{we_1,we_2}", now, 10, 20, "owner", 60000, 16]);
     assert.deepEqual(seqScans(claim, "webhook_deliveries"), []);
     assert.ok(indexes(claim).has("webhook_deliveries_endpoint_pending_idx"), [...indexes(claim)].join(", "));
+    assert.ok(indexes(claim).has("webhook_deliveries_leased_idx"), [...indexes(claim)].join(", "));
   });
 
   it("streams and lists events through their merchant indexes", async () => {

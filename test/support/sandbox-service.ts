@@ -39,7 +39,10 @@ export interface SandboxService {
  * runs on a fresh database, with TEST_HELPERS=true unless env says otherwise
  * (with DATABASE_URL they must be asked for).
  */
-export async function startSandboxService(env: Record<string, string> = {}, options: { clock?: Clock } = {}): Promise<SandboxService> {
+export async function startSandboxService(
+  env: Record<string, string> = {},
+  options: { clock?: Clock; /** Delivery on a worker thread, as a server process runs it (its log to stderr, errors only). */ deliveryThread?: boolean } = {},
+): Promise<SandboxService> {
   let database: TestDatabase | undefined;
   const fullEnv: Record<string, string> = { HOST: "127.0.0.1", PORT: "0", ...env };
   if (testStoreKind === "postgres" && env.DATABASE_URL === undefined) {
@@ -54,7 +57,11 @@ export async function startSandboxService(env: Record<string, string> = {}, opti
     error: (fields, message) => void logs.push({ level: "error", message, fields }),
   };
   const config = readConfig(fullEnv);
-  const running = await composeService(config, { logger, clock: options.clock });
+  const running = await composeService(config, {
+    logger,
+    clock: options.clock,
+    deliveryThreadLog: options.deliveryThread ? { level: "error", pretty: false } : undefined,
+  });
   const url = running.server.url;
   const restUrl = `${url}${config.basePath}`;
   return {

@@ -14,6 +14,7 @@ describe("readWebhookConfig", () => {
       concurrencyPerEndpoint: 4,
       concurrencyPerMerchant: 16,
       pollIntervalMs: 1000,
+      workerThread: true,
       eventRetentionDays: 30,
     };
     assert.deepEqual(readWebhookConfig({}), defaults);
@@ -40,6 +41,7 @@ describe("readWebhookConfig", () => {
         WEBHOOK_CONCURRENCY_PER_ENDPOINT: "1",
         WEBHOOK_CONCURRENCY_PER_MERCHANT: "3",
         WEBHOOK_POLL_INTERVAL_MS: "250",
+        WEBHOOK_WORKER_THREAD: "false",
         EVENT_RETENTION_DAYS: "90",
       }),
       {
@@ -51,6 +53,7 @@ describe("readWebhookConfig", () => {
         concurrencyPerEndpoint: 1,
         concurrencyPerMerchant: 3,
         pollIntervalMs: 250,
+        workerThread: false,
         eventRetentionDays: 90,
       },
     );

@@ -8,6 +8,7 @@ import type {
   DisabledReason,
 } from "../delivery-queue.js";
 import type { SigningSecret } from "../../domain/signing-secrets.js";
+import { createOrderedHeap, type OrderedHeap } from "./ordered-heap.js";
 
 /** MemoryEndpoint is an endpoint as the memory queue keeps it. */
 export interface MemoryEndpoint {
@@ -91,6 +92,21 @@ export interface MemoryDeliveryQueueOptions {
   leaseToken?: () => string;
 }
 
+/** IdleEntry: a delivery waiting for a claim, as of its due time when it was put in its endpoint's heap. */
+interface IdleEntry {
+  at: number;
+  createdAt: number;
+  id: string;
+}
+
+/** EndpointLine: one endpoint's idle deliveries, oldest due first, and the ones under a lease. */
+interface EndpointLine {
+  idle: OrderedHeap<IdleEntry>;
+  leased: Set<string>;
+}
+
+const dueFirst = (a: IdleEntry, b: IdleEntry) => a.at < b.at || (a.at === b.at && (a.createdAt < b.createdAt || (a.createdAt === b.createdAt && a.id < b.id)));
+
 /**
  * createMemoryDeliveryQueue keeps deliveries in the process, with the
  * semantics the DeliveryQueue port requires of every implementation: leased,
@@ -98,6 +114,14 @@ export interface MemoryDeliveryQueueOptions {
  * completion. Each method runs to completion without awaiting, which in one
  * JavaScript thread is what a transaction is elsewhere: two engines sharing
  * one queue never send the same delivery at once.
+ *
+ * A claim never walks the backlog (issue 21 §2: a claim that scanned every
+ * pending delivery made draining n of them cost n²): each endpoint keeps its
+ * idle deliveries in a heap by due time and its leased ones in a set, so a
+ * claim costs the endpoints with something pending plus what it takes. An
+ * entry whose delivery has since been leased, ended or moved to another time
+ * is dropped when it comes out (every change of an idle delivery pushes a
+ * fresh entry).
  */
 export function createMemoryDeliveryQueue(options: MemoryDeliveryQueueOptions = {}): MemoryDeliveryQueue {
   const leaseClock = options.leaseClock ?? (() => performance.now());
@@ -108,6 +132,20 @@ export function createMemoryDeliveryQueue(options: MemoryDeliveryQueueOptions = 
   const pending = new Set<string>();
   /** Delivery ids by endpoint, in enqueue order, so an endpoint's deliveries are listed without a scan. */
   const byEndpoint = new Map<string, string[]>();
+  /** Endpoints with deliveries idle or leased: what a claim looks at. */
+  const lines = new Map<string, EndpointLine>();
+
+  const lineOf = (endpointId: string) => {
+    let line = lines.get(endpointId);
+    if (!line) lines.set(endpointId, (line = { idle: createOrderedHeap(dueFirst), leased: new Set() }));
+    return line;
+  };
+  /** The delivery waits for a claim again (enqueued, retried, released, its lease ran out, moved to a later time). */
+  const markIdle = (d: DeliveryRecord) => {
+    const line = lineOf(d.endpointId);
+    line.leased.delete(d.id);
+    line.idle.push({ at: d.nextAttemptAt!.getTime(), createdAt: d.createdAt.getTime(), id: d.id });
+  };
 
   const leased = (d: DeliveryRecord, now: number) => d.lease !== null && d.lease.expiresAt > now;
   const copy = <T>(value: T): T => structuredClone(value);
@@ -118,6 +156,7 @@ export function createMemoryDeliveryQueue(options: MemoryDeliveryQueueOptions = 
     delivery.updatedAt = at;
     delivery.lease = null;
     pending.delete(delivery.id);
+    lines.get(delivery.endpointId)?.leased.delete(delivery.id);
   }
 
   return {
@@ -147,6 +186,7 @@ export function createMemoryDeliveryQueue(options: MemoryDeliveryQueueOptions = 
         lease: null,
       });
       pending.add(delivery.id);
+      markIdle(deliveries.get(delivery.id)!);
       let ofEndpoint = byEndpoint.get(delivery.endpointId);
       if (!ofEndpoint) byEndpoint.set(delivery.endpointId, (ofEndpoint = []));
       ofEndpoint.push(delivery.id);
@@ -195,41 +235,57 @@ export function createMemoryDeliveryQueue(options: MemoryDeliveryQueueOptions = 
 
     async claim(request) {
       const leaseNow = leaseClock();
-      const merchantOf = (endpointId: string) => {
-        const endpoint = endpoints.get(endpointId)!;
-        return endpoint.merchantId ?? "";
-      };
-      const inFlight = new Map<string, number>();
-      const owned = new Map<string, number>();
+      const nowMs = request.now.getTime();
+      const merchantOf = (endpointId: string) => endpoints.get(endpointId)!.merchantId ?? "";
       const oldestFirst = (a: DeliveryRecord, b: DeliveryRecord) =>
         a.nextAttemptAt!.getTime() - b.nextAttemptAt!.getTime() || a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-      // Each endpoint's oldest due, at most perEndpointLimit of them: kept as the scan goes, never a sort of the whole backlog.
-      const oldestByEndpoint = new Map<string, DeliveryRecord[]>();
-      for (const id of pending) {
-        const d = deliveries.get(id)!;
-        if (leased(d, leaseNow)) {
-          inFlight.set(d.endpointId, (inFlight.get(d.endpointId) ?? 0) + 1);
-          if (d.lease!.owner === request.owner) owned.set(merchantOf(d.endpointId), (owned.get(merchantOf(d.endpointId)) ?? 0) + 1);
-        } else if (d.nextAttemptAt!.getTime() > request.now.getTime()) continue;
-        else if (endpoints.get(d.endpointId)?.status === "enabled") {
-          let oldest = oldestByEndpoint.get(d.endpointId);
-          if (!oldest) oldestByEndpoint.set(d.endpointId, (oldest = []));
-          if (oldest.length < request.perEndpointLimit) oldest.push(d);
-          else if (oldestFirst(d, oldest[oldest.length - 1]!) < 0) oldest[oldest.length - 1] = d;
-          else continue;
-          oldest.sort(oldestFirst);
-        } else end(d, "failed", request.now);
+      // Leases: counted per endpoint (every owner's) and per merchant (this owner's); one that ran out makes its delivery idle again.
+      const inFlight = new Map<string, number>();
+      const owned = new Map<string, number>();
+      for (const [endpointId, line] of lines) {
+        for (const id of line.leased) {
+          const d = deliveries.get(id);
+          if (!d || d.status !== "pending" || d.lease === null) line.leased.delete(id);
+          else if (d.lease.expiresAt > leaseNow) {
+            inFlight.set(endpointId, (inFlight.get(endpointId) ?? 0) + 1);
+            if (d.lease.owner === request.owner) owned.set(merchantOf(endpointId), (owned.get(merchantOf(endpointId)) ?? 0) + 1);
+          } else markIdle(d);
+        }
       }
-      // Each merchant's takeable deliveries, oldest due first, within its endpoints' and its own limits.
+      // Each endpoint's oldest due idle deliveries, as many as it has free slots, out of its heap.
+      const taken = new Set<string>();
+      const takeDue = (line: EndpointLine, max: number) => {
+        const out: DeliveryRecord[] = [];
+        while (out.length < max) {
+          const top = line.idle.peek();
+          if (!top || top.at > nowMs) break;
+          line.idle.pop();
+          const d = deliveries.get(top.id);
+          if (!d || d.status !== "pending" || leased(d, leaseNow) || d.nextAttemptAt!.getTime() !== top.at || taken.has(d.id)) continue;
+          taken.add(d.id);
+          out.push(d);
+        }
+        return out;
+      };
       const dueByMerchant = new Map<string, DeliveryRecord[]>();
-      for (const [endpointId, oldest] of oldestByEndpoint) {
-        const endpointLimit = endpoints.get(endpointId)!.failingSince === null ? request.perEndpointLimit : 1;
-        const free = Math.max(0, endpointLimit - (inFlight.get(endpointId) ?? 0));
-        const merchant = merchantOf(endpointId);
-        let list = dueByMerchant.get(merchant);
-        if (!list) dueByMerchant.set(merchant, (list = []));
-        list.push(...oldest.slice(0, free));
+      for (const [endpointId, line] of lines) {
+        const endpoint = endpoints.get(endpointId)!;
+        if (endpoint.status !== "enabled") {
+          for (const d of takeDue(line, Infinity)) end(d, "failed", request.now);
+        } else {
+          const endpointLimit = endpoint.failingSince === null ? request.perEndpointLimit : 1;
+          const free = Math.max(0, endpointLimit - (inFlight.get(endpointId) ?? 0));
+          const due = free > 0 ? takeDue(line, free) : [];
+          if (due.length > 0) {
+            const merchant = merchantOf(endpointId);
+            let list = dueByMerchant.get(merchant);
+            if (!list) dueByMerchant.set(merchant, (list = []));
+            list.push(...due);
+          }
+        }
+        if (line.idle.size === 0 && line.leased.size === 0) lines.delete(endpointId);
       }
+      // Each merchant's takeable deliveries, oldest due first, within its own share of this owner's slots.
       const turns: DeliveryRecord[][] = [];
       const perMerchantLimit = request.perMerchantLimit ?? request.limit;
       for (const [merchant, list] of dueByMerchant) {
@@ -241,6 +297,7 @@ export function createMemoryDeliveryQueue(options: MemoryDeliveryQueueOptions = 
       const claimed: ClaimedDelivery[] = [];
       for (const d of order) {
         d.lease = { owner: request.owner, token: leaseToken(), expiresAt: leaseNow + request.leaseMs };
+        lineOf(d.endpointId).leased.add(d.id);
         const endpoint = endpoints.get(d.endpointId)!;
         claimed.push({
           deliveryId: d.id,
@@ -253,6 +310,11 @@ export function createMemoryDeliveryQueue(options: MemoryDeliveryQueueOptions = 
           lease: { deliveryId: d.id, token: d.lease.token },
         });
       }
+      // Taken out of their heaps but not chosen (the merchant's share or the limit): back in.
+      for (const d of taken) {
+        const delivery = deliveries.get(d)!;
+        if (delivery.status === "pending" && delivery.lease === null) markIdle(delivery);
+      }
       return claimed;
     },
 
@@ -262,7 +324,10 @@ export function createMemoryDeliveryQueue(options: MemoryDeliveryQueueOptions = 
         for (const id of byEndpoint.get(endpointId) ?? []) {
           const other = deliveries.get(id)!;
           if (other.id === lease.deliveryId || other.status !== "pending" || leased(other, leaseNow)) continue;
-          if (other.nextAttemptAt!.getTime() < until.getTime()) other.nextAttemptAt = new Date(until);
+          if (other.nextAttemptAt!.getTime() < until.getTime()) {
+            other.nextAttemptAt = new Date(until);
+            markIdle(other);
+          }
         }
       };
       const delivery = deliveries.get(lease.deliveryId);
@@ -286,15 +351,16 @@ export function createMemoryDeliveryQueue(options: MemoryDeliveryQueueOptions = 
         delivery.nextAttemptAt = new Date(next.nextAttemptAt);
         delivery.updatedAt = attempt.at;
         delivery.lease = null;
+        markIdle(delivery);
       } else end(delivery, next.status === "succeeded" ? "succeeded" : "failed", attempt.at);
 
       if (effect.kind === "failed" && effect.pauseUntil && endpoint.status === "enabled") pauseOthers(endpoint.id, effect.pauseUntil);
       let otherDeliveriesFailed = 0;
       if (disabled !== null) {
         const leaseNow = leaseClock();
-        for (const id of [...pending]) {
+        for (const id of byEndpoint.get(endpoint.id) ?? []) {
           const other = deliveries.get(id)!;
-          if (other.endpointId !== endpoint.id || leased(other, leaseNow)) continue;
+          if (other.status !== "pending" || leased(other, leaseNow)) continue;
           end(other, "failed", attempt.at);
           otherDeliveriesFailed += 1;
         }
@@ -305,7 +371,10 @@ export function createMemoryDeliveryQueue(options: MemoryDeliveryQueueOptions = 
     async release(leases) {
       for (const { deliveryId, token } of leases) {
         const delivery = deliveries.get(deliveryId);
-        if (delivery?.lease?.token === token) delivery.lease = null;
+        if (delivery?.status === "pending" && delivery.lease?.token === token) {
+          delivery.lease = null;
+          markIdle(delivery);
+        }
       }
     },
 

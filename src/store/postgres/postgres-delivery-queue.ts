@@ -11,14 +11,35 @@ import { epochMs, parseEpochMs, parseNullableEpochMs, textArrayParam, timestampP
 import { attemptJson, openSecrets } from "./webhook-rows.js";
 
 /**
+ * The endpoints with pending deliveries, one row each, read by skipping
+ * through webhook_deliveries_endpoint_pending_idx (a loose index scan: one
+ * probe per endpoint) rather than reading every pending delivery: a claim
+ * then costs the endpoints with something pending, not the backlog (a
+ * GROUP BY over the due deliveries made every claim read all of them, so
+ * draining n cost n², issue 21 §2).
+ */
+const pendingEndpointsCte = `
+  recursive pending_endpoints (merchant_id, endpoint_id) as (
+    (select d.merchant_id, d.endpoint_id from webhook_deliveries d where d.status = 'pending'
+     order by d.merchant_id, d.endpoint_id limit 1)
+    union all
+    select nx.merchant_id, nx.endpoint_id from pending_endpoints p cross join lateral (
+      select d.merchant_id, d.endpoint_id from webhook_deliveries d
+      where d.status = 'pending' and (d.merchant_id, d.endpoint_id) > (p.merchant_id, p.endpoint_id)
+      order by d.merchant_id, d.endpoint_id limit 1
+    ) nx
+  )`;
+
+/**
  * A due, idle delivery of an endpoint disabled or deleted (enqueued as the
  * endpoint was being disabled) ends as failed, without an attempt. Rows
  * someone else holds are left for a later claim, so a claim never waits.
  */
 const endStrandedText = `
-  with stranded as (
-    select d.merchant_id, d.id from webhook_deliveries d
-    join webhook_endpoints w on w.merchant_id = d.merchant_id and w.id = d.endpoint_id
+  with ${pendingEndpointsCte}, stranded as (
+    select d.merchant_id, d.id from pending_endpoints p
+    join webhook_endpoints w on w.merchant_id = p.merchant_id and w.id = p.endpoint_id
+    join webhook_deliveries d on d.merchant_id = p.merchant_id and d.endpoint_id = p.endpoint_id
     where d.status = 'pending' and d.next_attempt_at <= $1 and (d.lease_expires_at is null or d.lease_expires_at <= now())
       and (w.status <> 'enabled' or w.deleted_at is not null)
     for update of d skip locked
@@ -47,6 +68,7 @@ const endStrandedText = `
  * waits for the delivery engine.
  */
 const candidatesText = `
+  with ${pendingEndpointsCte}
   select w.merchant_id, w.id from webhook_endpoints w
   where w.status = 'enabled' and w.deleted_at is null
     and (w.merchant_id, w.id) in (
@@ -54,15 +76,18 @@ const candidatesText = `
         select due.merchant_id, due.endpoint_id, due.first_due,
           row_number() over (partition by due.merchant_id order by due.first_due, due.endpoint_id) as turn
         from (
-          select d.merchant_id, d.endpoint_id, min(d.next_attempt_at) as first_due
-          from webhook_deliveries d
-          where d.status = 'pending' and d.next_attempt_at <= $1 and (d.lease_expires_at is null or d.lease_expires_at <= now())
-          group by d.merchant_id, d.endpoint_id
+          select p.merchant_id, p.endpoint_id, f.first_due
+          from pending_endpoints p cross join lateral (
+            select d.next_attempt_at as first_due from webhook_deliveries d
+            where d.merchant_id = p.merchant_id and d.endpoint_id = p.endpoint_id and d.status = 'pending'
+              and d.next_attempt_at <= $1 and (d.lease_expires_at is null or d.lease_expires_at <= now())
+            order by d.next_attempt_at limit 1
+          ) f
         ) due
         join webhook_endpoints e on e.merchant_id = due.merchant_id and e.id = due.endpoint_id
         where (select count(*) from webhook_deliveries l
                where l.merchant_id = due.merchant_id and l.endpoint_id = due.endpoint_id
-                 and l.status = 'pending' and l.lease_expires_at > now())
+                 and l.lease_token is not null and l.status = 'pending' and l.lease_expires_at > now())
               < case when e.failing_since is null then $2::int8 else 1 end
       ) ranked
       order by ranked.turn, ranked.first_due, ranked.endpoint_id
@@ -86,7 +111,8 @@ const claimText = `
     join webhook_endpoints e on e.merchant_id = c.merchant_id and e.id = c.endpoint_id
     cross join lateral (
       select count(*) as n from webhook_deliveries l
-      where l.merchant_id = c.merchant_id and l.endpoint_id = c.endpoint_id and l.status = 'pending' and l.lease_expires_at > now()
+      where l.merchant_id = c.merchant_id and l.endpoint_id = c.endpoint_id and l.lease_token is not null
+        and l.status = 'pending' and l.lease_expires_at > now()
     ) leased
     cross join lateral (
       select d.merchant_id, d.id, d.next_attempt_at, d.created_at from webhook_deliveries d
@@ -97,7 +123,8 @@ const claimText = `
     ) d
   ), owned as (
     select l.merchant_id, count(*) as n from webhook_deliveries l
-    where l.merchant_id = any($1::text[]) and l.status = 'pending' and l.lease_owner = $6 and l.lease_expires_at > now()
+    where l.merchant_id = any($1::text[]) and l.lease_token is not null and l.status = 'pending' and l.lease_owner = $6
+      and l.lease_expires_at > now()
     group by l.merchant_id
   ), ranked as (
     select p.merchant_id, p.id, p.next_attempt_at, p.created_at, coalesce(o.n, 0) as owned,

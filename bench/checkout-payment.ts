@@ -35,6 +35,9 @@ export interface CheckoutPaymentBenchResult {
   databaseCpuMs: number;
   /** Share of one core the service process used in the measured phase. */
   serviceCores: number;
+  /** The service's pool in the measured phase, sampled every 250 ms from /metrics: mean busy connections and mean calls waiting for one. */
+  poolBusy: number;
+  poolWaiting: number;
 }
 
 /**
@@ -117,8 +120,24 @@ export async function runCheckoutPaymentBench(options: CheckoutPaymentBenchOptio
     const databaseBefore = await meter.sample(service.pid);
     measuring = true;
     const from = performance.now();
+    const pool = { busy: 0, waiting: 0, samples: 0 };
+    const sampling = (async () => {
+      while (measuring) {
+        const text = await fetch(`${service.url}/metrics`).then((res) => res.text()).catch(() => "");
+        const gauge = (pattern: RegExp) => Number(pattern.exec(text)?.[1] ?? NaN);
+        const busy = gauge(/^payments_database_pool_connections\{state="busy"\} (\d+)/m);
+        const waiting = gauge(/^payments_database_pool_waiting (\d+)/m);
+        if (Number.isFinite(busy) && Number.isFinite(waiting)) {
+          pool.busy += busy;
+          pool.waiting += waiting;
+          pool.samples += 1;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    })();
     await new Promise((resolve) => setTimeout(resolve, options.measureSeconds * 1000));
     measuring = false;
+    await sampling;
     const seconds = (performance.now() - from) / 1000;
     const serviceTicks = (cpuTicks(service.pid) ?? 0) - serviceBefore;
     const databaseTicks = backendTicksSpent(databaseBefore, await meter.sample(service.pid));
@@ -141,6 +160,8 @@ export async function runCheckoutPaymentBench(options: CheckoutPaymentBenchOptio
       serviceCpuMs: (serviceTicks * tickMs) / Math.max(1, completed),
       databaseCpuMs: (databaseTicks * tickMs) / Math.max(1, completed),
       serviceCores: (serviceTicks * tickMs) / 1000 / seconds,
+      poolBusy: pool.busy / Math.max(1, pool.samples),
+      poolWaiting: pool.waiting / Math.max(1, pool.samples),
     };
   } finally {
     await service.stop();
@@ -149,5 +170,5 @@ export async function runCheckoutPaymentBench(options: CheckoutPaymentBenchOptio
 
 /** describeCheckoutPaymentBench is the bench's line for its output and docs/BENCHMARKS.md. */
 export function describeCheckoutPaymentBench(r: CheckoutPaymentBenchResult): string {
-  return `checkout card payments on PostgreSQL, DB_POOL_MAX=${r.poolMax}, TEST_PROCESSOR_LATENCY_MS=${r.latencyMs}, ${r.concurrency} customers at once: ${r.perSecond.toFixed(0)} payments/s per instance (target ≥ 100; ${r.measured} in the measured phase, p50 ${r.p50Ms.toFixed(0)} ms, p99 ${r.p99Ms.toFixed(0)} ms, ${r.others} other answers; CPU per payment: service ${r.serviceCpuMs.toFixed(1)} ms, PostgreSQL ${r.databaseCpuMs.toFixed(1)} ms; the service used ${(r.serviceCores * 100).toFixed(0)} % of a core)`;
+  return `checkout card payments on PostgreSQL, DB_POOL_MAX=${r.poolMax}, TEST_PROCESSOR_LATENCY_MS=${r.latencyMs}, ${r.concurrency} customers at once: ${r.perSecond.toFixed(0)} payments/s per instance (target ≥ 100; ${r.measured} in the measured phase, p50 ${r.p50Ms.toFixed(0)} ms, p99 ${r.p99Ms.toFixed(0)} ms, ${r.others} other answers; CPU per payment: service ${r.serviceCpuMs.toFixed(1)} ms, PostgreSQL ${r.databaseCpuMs.toFixed(1)} ms; the service used ${(r.serviceCores * 100).toFixed(0)} % of a core; its pool: ${r.poolBusy.toFixed(1)} of ${r.poolMax} connections busy and ${r.poolWaiting.toFixed(0)} calls waiting for one, on average)`;
 }

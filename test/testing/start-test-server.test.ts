@@ -56,6 +56,13 @@ describe("startTestServer (payment-intents/testing)", () => {
     const expired = await createIntent(server);
     assert.equal((await server.helpers.expire(expired.id)).status, "expired");
 
+    const held = await createIntent(server);
+    const open = await server.helpers.pay(held.id, "processing");
+    assert.equal(open.paymentIntent.status, "processing");
+    const settled = await server.helpers.settle(open.attempt.id, "succeeded");
+    assert.deepEqual([settled.attempt.outcome, settled.paymentIntent.status], ["succeeded", "successful"]);
+    await assert.rejects(server.helpers.settle(open.attempt.id, "declined"), { name: "TestHelperError", status: 409 });
+
     const before = Date.now();
     const { now } = await server.helpers.advanceClock(3600);
     assert.ok(Date.parse(now) >= before + 3_600_000, now);

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
 import { startEngineHarness, type EngineHarness } from "./support/engine-harness.js";
-import { startReceiver, waitUntil, type Answer, type ReceivedRequest, type Receiver } from "./support/receiver.js";
+import { createReceivers, waitUntil, type Receiver } from "./support/receiver.js";
 
 // Timing tier (test:all): a retry made due by a clock jump goes out within a
 // poll interval of the jump, which only a stopwatch can tell.
@@ -10,15 +10,11 @@ const minute = 60_000;
 
 describe("createDeliveryEngine, timed", () => {
   let h: EngineHarness;
-  const receivers: Receiver[] = [];
-  const receiver = async (answer?: (request: ReceivedRequest, index: number) => Answer) => {
-    const r = await startReceiver(answer);
-    receivers.push(r);
-    return r;
-  };
+  const receivers = createReceivers();
+  const receiver = receivers.start;
   afterEach(async () => {
     await h?.engine.stop();
-    await Promise.all(receivers.splice(0).map((r) => r.close()));
+    await receivers.closeAll();
   });
 
   /** Moves the manual clock and measures how long (real time) the receiver takes to get request number count. */

@@ -6,20 +6,16 @@ import { createRetryPolicy, parseRetrySchedule } from "../../src/webhooks/retry-
 import { generateWebhookSecret } from "../../src/webhooks/signing.js";
 import { createWebhookSender } from "../../src/webhooks/webhook-sender.js";
 import { sleep, startEngineHarness, verifyDelivery, type EngineHarness } from "./support/engine-harness.js";
-import { startReceiver, waitUntil, type Answer, type ReceivedRequest, type Receiver } from "./support/receiver.js";
+import { createReceivers, waitUntil } from "./support/receiver.js";
 
 describe("createDeliveryEngine under load and failure", () => {
   let h: EngineHarness | undefined;
-  const receivers: Receiver[] = [];
-  const receiver = async (answer?: (request: ReceivedRequest, index: number) => Answer) => {
-    const r = await startReceiver(answer);
-    receivers.push(r);
-    return r;
-  };
+  const receivers = createReceivers();
+  const receiver = receivers.start;
   afterEach(async () => {
     await h?.engine.stop();
     h = undefined;
-    await Promise.all(receivers.splice(0).map((r) => r.close()));
+    await receivers.closeAll();
   });
 
   it("keeps a dead endpoint to its per-endpoint slots: a healthy endpoint is served at once", async () => {

@@ -6,7 +6,7 @@ import { generateWebhookSecret } from "../../src/webhooks/signing.js";
 import { rotateSigningSecrets } from "../../src/domain/signing-secrets.js";
 import { createWebhookSender } from "../../src/webhooks/webhook-sender.js";
 import { sleep, startEngineHarness, verifyDelivery, type EngineHarness } from "./support/engine-harness.js";
-import { startReceiver, waitUntil, type Answer, type ReceivedRequest, type Receiver } from "./support/receiver.js";
+import { createReceivers, waitUntil } from "./support/receiver.js";
 
 const minute = 60_000;
 const hour = 60 * minute;
@@ -14,15 +14,11 @@ const day = 24 * hour;
 
 describe("createDeliveryEngine", () => {
   let h: EngineHarness;
-  const receivers: Receiver[] = [];
-  const receiver = async (answer?: (request: ReceivedRequest, index: number) => Answer) => {
-    const r = await startReceiver(answer);
-    receivers.push(r);
-    return r;
-  };
+  const receivers = createReceivers();
+  const receiver = receivers.start;
   afterEach(async () => {
     await h?.engine.stop();
-    await Promise.all(receivers.splice(0).map((r) => r.close()));
+    await receivers.closeAll();
   });
 
   it("delivers an event signed as standardwebhooks verifies, and records the attempt", async () => {

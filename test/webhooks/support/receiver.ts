@@ -95,3 +95,21 @@ export async function waitUntil(check: () => boolean, what: string, timeoutMs = 
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
+
+/**
+ * createReceivers starts receivers as a suite needs them and closes them
+ * together (closeAll, from afterEach or after), so no suite keeps its own list.
+ */
+export function createReceivers() {
+  const open: Receiver[] = [];
+  return {
+    async start(answer?: (request: ReceivedRequest, index: number) => Answer): Promise<Receiver> {
+      const r = await startReceiver(answer);
+      open.push(r);
+      return r;
+    },
+    async closeAll(): Promise<void> {
+      await Promise.all(open.splice(0).map((r) => r.close()));
+    },
+  };
+}

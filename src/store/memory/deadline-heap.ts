@@ -1,3 +1,5 @@
+import { createOrderedHeap } from "./ordered-heap.js";
+
 /**
  * DeadlineHeap is a binary min-heap of items by a time in ms: the expiry
  * sweep reads the earliest deadlines first without scanning every intent.
@@ -12,47 +14,15 @@ export interface DeadlineHeap<T> {
   readonly size: number;
 }
 
+/** createDeadlineHeap: an OrderedHeap (ordered-heap.ts) of entries by their time. */
 export function createDeadlineHeap<T>(): DeadlineHeap<T> {
-  const entries: { at: number; item: T }[] = [];
-  const swap = (i: number, j: number) => {
-    const held = entries[i]!;
-    entries[i] = entries[j]!;
-    entries[j] = held;
-  };
+  const heap = createOrderedHeap<{ at: number; item: T }>((a, b) => a.at < b.at);
   return {
-    push(at, item) {
-      entries.push({ at, item });
-      let i = entries.length - 1;
-      while (i > 0) {
-        const parent = (i - 1) >>> 1;
-        if (entries[parent]!.at <= entries[i]!.at) break;
-        swap(i, parent);
-        i = parent;
-      }
-    },
-    peekTime: () => entries[0]?.at,
-    pop() {
-      const top = entries[0];
-      if (!top) return undefined;
-      const last = entries.pop()!;
-      if (entries.length > 0) {
-        entries[0] = last;
-        let i = 0;
-        for (;;) {
-          const left = 2 * i + 1;
-          const right = left + 1;
-          let smallest = i;
-          if (left < entries.length && entries[left]!.at < entries[smallest]!.at) smallest = left;
-          if (right < entries.length && entries[right]!.at < entries[smallest]!.at) smallest = right;
-          if (smallest === i) break;
-          swap(i, smallest);
-          i = smallest;
-        }
-      }
-      return top;
-    },
+    push: (at, item) => heap.push({ at, item }),
+    peekTime: () => heap.peek()?.at,
+    pop: () => heap.pop(),
     get size() {
-      return entries.length;
+      return heap.size;
     },
   };
 }

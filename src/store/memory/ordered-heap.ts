@@ -1,9 +1,10 @@
 /**
  * OrderedHeap is a binary min-heap under a comparison of the caller's: the
  * memory delivery queue keeps each endpoint's idle deliveries in one, so a
- * claim reads the oldest due without walking the backlog. Like DeadlineHeap
- * (deadline-heap.ts), nothing is removed from the middle: a reader skips
- * entries that no longer apply when they come out (lazy deletion).
+ * claim reads the oldest due without walking the backlog, and the expiry
+ * sweep's DeadlineHeap (deadline-heap.ts) is one by time. Nothing is removed
+ * from the middle: a reader skips entries that no longer apply when they
+ * come out (lazy deletion).
  */
 export interface OrderedHeap<T> {
   push(item: T): void;

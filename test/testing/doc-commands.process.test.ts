@@ -205,15 +205,15 @@ describe("docs/testing.md's curl and jq sandbox script, as one script", () => {
   });
   after(() => server.stop());
 
-  it("prints what its comments say: successful; pending, pending, failed; expired; a time; expired", async () => {
+  it("prints what its comments say: successful; pending, pending, failed; processing, successful; expired; a time; expired", async () => {
     const [script] = shellBlocks("docs/testing.md").filter((block) => block.text.includes("test-helpers/merchants"));
     assert.ok(script, "docs/testing.md has the curl sandbox script");
     const ran = await run("bash", ["-euo", "pipefail", "-c", script.text.replaceAll(printedOrigin, server.url)], 60_000);
     assert.equal(ran.code, 0, ran.stderr);
     const lines = ran.stdout.trim().split("\n");
-    const attempt = jsonBody(lines.slice(0, -7).join("\n")) as { outcome?: string } | undefined;
+    const attempt = jsonBody(lines.slice(0, -9).join("\n")) as { outcome?: string } | undefined;
     assert.equal(attempt?.outcome, "succeeded", ran.stdout);
-    assert.deepEqual(lines.slice(-7, -2), ["successful", "pending", "pending", "failed", "expired"]);
+    assert.deepEqual(lines.slice(-9, -2), ["successful", "pending", "pending", "failed", "processing", "successful", "expired"]);
     assert.match(lines.at(-2)!, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
     assert.equal(lines.at(-1), "expired");
   });

@@ -918,8 +918,8 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
           },
           "apiKey": {
             "type": "string",
-            "pattern": "^sk_test_[A-Za-z0-9_-]{43}$",
-            "description": "sk_test_ + 32 random bytes in base64url. Shown once, stored as a hash."
+            "pattern": "^sk_test_[A-Za-z0-9]{36}$",
+            "description": "sk_test_ + 30 random base62 characters + a 6-character CRC32 checksum (auth/api-key-format.ts). Shown once, stored as a hash."
           }
         },
         "description": "CreateMerchantResponse is the new merchant and its key."

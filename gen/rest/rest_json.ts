@@ -330,7 +330,7 @@ export interface components {
         /** @description CreateMerchantResponse is the new merchant and its key. */
         CreateMerchantResponse: {
             merchantId: string;
-            /** @description sk_test_ + 32 random bytes in base64url. Shown once, stored as a hash. */
+            /** @description sk_test_ + 30 random base62 characters + a 6-character CRC32 checksum (auth/api-key-format.ts). Shown once, stored as a hash. */
             apiKey: string;
         };
         /** @description CreatePaymentAttemptRequest says which intent to pay, how, and with what outcome. */

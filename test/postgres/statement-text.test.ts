@@ -67,7 +67,7 @@ describe("no client value in any SQL text", { skip }, () => {
     const { intents, accounts, apiKeys, merchants, health } = stores;
     await apiKeys.ensureMerchant(values.merchantId, values.merchantName);
     const key = await apiKeys.addKey(values.merchantId, values.apiKey);
-    assert.deepEqual(await apiKeys.verify(values.apiKey), { merchantId: values.merchantId, merchantName: values.merchantName });
+    assert.deepEqual(await apiKeys.verify(values.apiKey), { merchantId: values.merchantId, merchantName: values.merchantName, livemode: false });
     assert.equal(await apiKeys.verify(values.unknownKey), undefined);
     assert.equal((await apiKeys.listKeys()).length, 1);
     assert.equal(await apiKeys.countActiveKeys(), 1);

@@ -1312,7 +1312,8 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
           "type",
           "timestamp",
           "data",
-          "refund"
+          "refund",
+          "livemode"
         ],
         "properties": {
           "id": {
@@ -1340,6 +1341,17 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
               }
             ],
             "description": "The refund a refund.* event reports, as it was right after the change; unset for other events."
+          },
+          "livemode": {
+            "anyOf": [
+              {
+                "type": "boolean"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "true for an event of a live-mode payment intent, false in test mode (issue 23, §1); always present. A key lists, reads and streams only its own mode's events, and an endpoint receives only them."
           }
         },
         "description": "Event is one change to a payment intent or to one of its refunds: the webhook delivery body and the REST resource are this message's JSON."
@@ -1607,7 +1619,8 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
           "createdAt",
           "updatedAt",
           "amountRefunded",
-          "nextAction"
+          "nextAction",
+          "livemode"
         ],
         "properties": {
           "id": {
@@ -1716,6 +1729,17 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
               }
             ],
             "description": "What the customer must do to finish paying: set exactly while the status is requires_action."
+          },
+          "livemode": {
+            "anyOf": [
+              {
+                "type": "boolean"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "true for a payment intent made with a live key (sk_live_), false in test mode (issue 23, §1); always present. A key sees only its own mode's objects."
           }
         },
         "description": "PaymentIntent is the create response (§2.1)."
@@ -1746,7 +1770,8 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
           "createdAt",
           "updatedAt",
           "amountRefunded",
-          "nextAction"
+          "nextAction",
+          "livemode"
         ],
         "properties": {
           "id": {
@@ -1860,6 +1885,17 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
               }
             ],
             "description": "What the customer must do to finish paying: set exactly while the status is requires_action."
+          },
+          "livemode": {
+            "anyOf": [
+              {
+                "type": "boolean"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "true for a payment intent made with a live key (sk_live_), false in test mode (issue 23, §1); always present. A key sees only its own mode's objects."
           }
         },
         "description": "PaymentIntentListItem is a payment intent as lists and reads show it: §2.1 without settlementAccounts, plus the single settlementAccount of §2.4."
@@ -1972,7 +2008,8 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
           "clientReference",
           "failureReason",
           "createdAt",
-          "updatedAt"
+          "updatedAt",
+          "livemode"
         ],
         "properties": {
           "id": {
@@ -2020,6 +2057,17 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
           },
           "updatedAt": {
             "$ref": "#/components/schemas/DateTime"
+          },
+          "livemode": {
+            "anyOf": [
+              {
+                "type": "boolean"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "true for a refund of a live-mode payment intent, false in test mode (issue 23, §1); always present. A key sees only its own mode's objects."
           }
         },
         "description": "Refund is one refund of a payment intent."
@@ -2081,7 +2129,8 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
           "bankName",
           "bankCode",
           "createdAt",
-          "updatedAt"
+          "updatedAt",
+          "livemode"
         ],
         "properties": {
           "id": {
@@ -2106,6 +2155,17 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
           },
           "updatedAt": {
             "$ref": "#/components/schemas/DateTime"
+          },
+          "livemode": {
+            "anyOf": [
+              {
+                "type": "boolean"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "true for a settlement account made with a live key (sk_live_), false in test mode (issue 23, §1); always present. A key sees only its own mode's objects."
           }
         },
         "description": "SettlementAccount is the §2.4 object."
@@ -2251,7 +2311,8 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
           "description",
           "status",
           "createdAt",
-          "updatedAt"
+          "updatedAt",
+          "livemode"
         ],
         "properties": {
           "id": {
@@ -2285,6 +2346,17 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
           },
           "updatedAt": {
             "$ref": "#/components/schemas/DateTime"
+          },
+          "livemode": {
+            "anyOf": [
+              {
+                "type": "boolean"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "true for an endpoint made with a live key (sk_live_), false in test mode; it receives only its own mode's events (issue 23, §1); always present. A key sees only its own mode's objects."
           }
         },
         "description": "WebhookEndpoint is an endpoint as listed: never its secret."
@@ -2313,7 +2385,8 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
           "status",
           "secret",
           "createdAt",
-          "updatedAt"
+          "updatedAt",
+          "livemode"
         ],
         "properties": {
           "id": {
@@ -2350,6 +2423,17 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
           },
           "updatedAt": {
             "$ref": "#/components/schemas/DateTime"
+          },
+          "livemode": {
+            "anyOf": [
+              {
+                "type": "boolean"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "true for an endpoint made with a live key (sk_live_), false in test mode; it receives only its own mode's events (issue 23, §1); always present. A key sees only its own mode's objects."
           }
         },
         "description": "WebhookEndpointWithSecret is the answer to a creation or a rotation: the endpoint and its new signing secret, shown only in this answer."

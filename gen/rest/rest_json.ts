@@ -447,6 +447,8 @@ export interface components {
             data: components["schemas"]["PaymentIntentListItem"];
             /** @description The refund a refund.* event reports, as it was right after the change; unset for other events. */
             refund: components["schemas"]["Refund"] | null;
+            /** @description true for an event of a live-mode payment intent, false in test mode (issue 23, §1); always present. A key lists, reads and streams only its own mode's events, and an endpoint receives only them. */
+            livemode: boolean | null;
         };
         /** @description evt_ + a UUIDv7; the webhook-id header of its deliveries. */
         EventId: string;
@@ -551,6 +553,8 @@ export interface components {
             amountRefunded: string | null;
             /** @description What the customer must do to finish paying: set exactly while the status is requires_action. */
             nextAction: components["schemas"]["NextAction"] | null;
+            /** @description true for a payment intent made with a live key (sk_live_), false in test mode (issue 23, §1); always present. A key sees only its own mode's objects. */
+            livemode: boolean | null;
         };
         /** @description pi_ + a UUIDv7; opaque. */
         PaymentIntentId: string;
@@ -585,6 +589,8 @@ export interface components {
             amountRefunded: string | null;
             /** @description What the customer must do to finish paying: set exactly while the status is requires_action. */
             nextAction: components["schemas"]["NextAction"] | null;
+            /** @description true for a payment intent made with a live key (sk_live_), false in test mode (issue 23, §1); always present. A key sees only its own mode's objects. */
+            livemode: boolean | null;
         };
         /**
          * @description A payment intent's status.
@@ -629,6 +635,8 @@ export interface components {
             failureReason: string | null;
             createdAt: components["schemas"]["DateTime"];
             updatedAt: components["schemas"]["DateTime"];
+            /** @description true for a refund of a live-mode payment intent, false in test mode (issue 23, §1); always present. A key sees only its own mode's objects. */
+            livemode: boolean | null;
         };
         /** @description rf_ + a UUIDv7; opaque. */
         RefundId: string;
@@ -658,6 +666,8 @@ export interface components {
             bankCode: components["schemas"]["BankCode"];
             createdAt: components["schemas"]["DateTime"];
             updatedAt: components["schemas"]["DateTime"];
+            /** @description true for a settlement account made with a live key (sk_live_), false in test mode (issue 23, §1); always present. A key sees only its own mode's objects. */
+            livemode: boolean | null;
         };
         /** @description sa_ + a UUIDv7; opaque. */
         SettlementAccountId: string;
@@ -703,6 +713,8 @@ export interface components {
             status: components["schemas"]["WebhookEndpointStatus"];
             createdAt: components["schemas"]["DateTime"];
             updatedAt: components["schemas"]["DateTime"];
+            /** @description true for an endpoint made with a live key (sk_live_), false in test mode; it receives only its own mode's events (issue 23, §1); always present. A key sees only its own mode's objects. */
+            livemode: boolean | null;
         };
         /** @description we_ + a UUIDv7; opaque. */
         WebhookEndpointId: string;
@@ -722,6 +734,8 @@ export interface components {
             secret: components["schemas"]["WebhookSecret"];
             createdAt: components["schemas"]["DateTime"];
             updatedAt: components["schemas"]["DateTime"];
+            /** @description true for an endpoint made with a live key (sk_live_), false in test mode; it receives only its own mode's events (issue 23, §1); always present. A key sees only its own mode's objects. */
+            livemode: boolean | null;
         };
         /** @description whsec_ + the base64 of 32 random bytes: the Standard Webhooks signing secret. */
         WebhookSecret: string;

@@ -16,6 +16,7 @@ import { createRequestObserver, type RequestOutcome } from "../observability/req
 import { createServiceMetrics, type ServiceMetrics } from "../observability/service-metrics.js";
 import type { PaymentProcessor } from "../processor/payment-processor.js";
 import { createTestModeProcessor } from "../processor/test-mode-processor.js";
+import { isPaystackTestKey } from "../processor/paystack/paystack-secret-key.js";
 import { createAttemptReconciler } from "../service/attempt-reconciler.js";
 import { createSettleAttempt } from "../service/attempt-settler.js";
 import { createRestEncoders } from "../protocols/rest/encode-json.js";
@@ -320,6 +321,9 @@ export async function composeService(config: Config, overrides: ServiceOverrides
       presenter,
       expiry,
       processor,
+      // A live intent needs a live processor: Paystack with a live secret key (issue 23, §1).
+      liveRefusal: () =>
+        config.paystack && !isPaystackTestKey(config.paystack.secretKey) ? undefined : "set PAYSTACK_SECRET_KEY to a live secret key (sk_live_…)",
       refunds,
       processorTimeoutMs,
       settle,

@@ -66,6 +66,8 @@ export interface AppOptions {
   expiry: PaymentExpiry;
   /** Moves the money: the checkout charges through it. */
   processor: PaymentProcessor;
+  /** Why a live payment intent cannot be created (no live processor configured), or undefined when it can. */
+  liveRefusal: () => string | undefined;
   /** RefundService (over the same processor). */
   refunds: Pick<RefundParts, "service" | "notices">;
   clock: Clock;
@@ -168,6 +170,7 @@ export function createApp(options: AppOptions): NodeHandler {
     ids: options.ids,
     events,
     checkoutTtlMs: options.checkoutTtlMs,
+    liveRefusal: options.liveRefusal,
   });
   // With the helpers on, the checkout's processor answers a helper's charge with the outcome it asked for.
   const outcomes = options.testHelpers && createForcedOutcomes(processor);

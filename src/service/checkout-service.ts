@@ -119,7 +119,8 @@ export function createCheckoutService(deps: CheckoutServiceDeps): CheckoutServic
             }))
           : [],
       attemptsLeft: Math.max(0, deps.maxAttempts - declined),
-      testMode: deps.processor.testMode,
+      // The test banner shows for test-mode intents only (issue 23, §1).
+      testMode: !intent.livemode,
     };
   }
 
@@ -147,6 +148,10 @@ export function createCheckoutService(deps: CheckoutServiceDeps): CheckoutServic
         throw new ConnectError(`payment method ${submission.method} is not offered for this payment`, Code.InvalidArgument);
       }
       if (intent.status !== "pending") return { kind: "not-payable", view: await viewOf(intent) };
+      // Test-mode intents go to a test processor; a live intent never does (no real money would move).
+      if (intent.livemode && deps.processor.testMode) {
+        throw new ConnectError("this live payment cannot be taken here: its processor is in test mode", Code.FailedPrecondition);
+      }
       let card: CardDetails | undefined;
       if (submission.method === "card") {
         const parsed = parseCardForm(submission.card ?? { number: "", expiry: "", cvv: "" }, deps.clock.now());

@@ -19,5 +19,6 @@ export function refundMessage(record: RefundRecord): Refund {
     failureReason: record.failureReason ?? undefined,
     createdAt: timestamp(record.createdAt),
     updatedAt: timestamp(record.updatedAt),
+    livemode: record.livemode,
   };
 }

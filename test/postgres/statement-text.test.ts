@@ -78,6 +78,7 @@ describe("no client value in any SQL text", { skip }, () => {
 
     const now = clock.now();
     const account = {
+      livemode: false,
       id: values.accountId,
       merchantId: values.merchantId,
       accountName: values.accountName,
@@ -89,11 +90,12 @@ describe("no client value in any SQL text", { skip }, () => {
     };
     assert.equal((await accounts.insert(account, { maxPerMerchant: 5 })).inserted, true);
     assert.equal((await accounts.insert({ ...account, id: `${values.accountId}2` }, { maxPerMerchant: 5 })).inserted, false);
-    assert.equal((await accounts.listByMerchant({ merchantId: values.merchantId, limit: 5, after: { createdAt: now, id: `${values.accountId}~` } })).length, 1);
+    assert.equal((await accounts.listByMerchant({ livemode: false, merchantId: values.merchantId, limit: 5, after: { createdAt: now, id: `${values.accountId}~` } })).length, 1);
     assert.equal((await accounts.findByIds(values.merchantId, [values.accountId])).length, 1);
-    assert.equal((await accounts.findEarliest(values.merchantId))?.id, values.accountId);
+    assert.equal((await accounts.findEarliest(values.merchantId, false))?.id, values.accountId);
 
     const record: PaymentIntentRecord = {
+      livemode: false,
       id: values.intentId,
       merchantId: values.merchantId,
       amount: values.amount,
@@ -127,9 +129,9 @@ describe("no client value in any SQL text", { skip }, () => {
     assert.equal((await intents.findWithAccount(values.merchantId, values.intentId))?.account?.id, values.accountId);
     assert.equal((await intents.findByCheckoutToken(values.checkoutToken))?.id, values.intentId);
     for (const status of [undefined, "pending", "expired", "successful"] as const) {
-      await intents.list({ merchantId: values.merchantId, limit: 10, status, now });
-      await intents.list({ merchantId: values.merchantId, limit: 10, status, now, clientReference: values.clientReference });
-      await intents.list({ merchantId: values.merchantId, limit: 10, status, now, after: { createdAt: now, id: values.otherIntentId } });
+      await intents.list({ livemode: false, merchantId: values.merchantId, limit: 10, status, now });
+      await intents.list({ livemode: false, merchantId: values.merchantId, limit: 10, status, now, clientReference: values.clientReference });
+      await intents.list({ livemode: false, merchantId: values.merchantId, limit: 10, status, now, after: { createdAt: now, id: values.otherIntentId } });
     }
     const paid = await intents.attempt(values.merchantId, values.otherIntentId, async (intent) => ({
       attempt: {
@@ -225,7 +227,7 @@ describe("no client value in any SQL text", { skip }, () => {
       const now = clock.now();
       await hooked.apiKeys.ensureMerchant(hooks.merchantId, `Hooks ${tag}`);
       const created = await hooked.endpoints.create(
-        { id: hooks.endpointId, merchantId: hooks.merchantId, url: hooks.url, eventTypes: ["payment_intent.created"], description: hooks.description, secret: hooks.secret, createdAt: now },
+        { livemode: false, id: hooks.endpointId, merchantId: hooks.merchantId, url: hooks.url, eventTypes: ["payment_intent.created"], description: hooks.description, secret: hooks.secret, createdAt: now },
         5,
       );
       assert.equal(created.created, true);
@@ -234,6 +236,7 @@ describe("no client value in any SQL text", { skip }, () => {
       await hooked.endpoints.rotateSecret(hooks.merchantId, hooks.endpointId, hooks.newSecret, now, 86_400_000);
 
       const record: PaymentIntentRecord = {
+        livemode: false,
         id: hooks.intentId,
         merchantId: hooks.merchantId,
         amount: values.amount,
@@ -261,7 +264,7 @@ describe("no client value in any SQL text", { skip }, () => {
       assert.equal((await hooked.intents.insert({ ...record, id: `${hooks.intentId}2` })).inserted, false);
       const event = await hooked.events.findById(hooks.merchantId, hooks.eventId);
       assert.equal(event?.body, hooks.body);
-      await hooked.events.list({ merchantId: hooks.merchantId, limit: 5, type: "payment_intent.created", paymentIntentId: hooks.intentId, after: { createdAt: now, id: hooks.eventId } });
+      await hooked.events.list({ livemode: false, merchantId: hooks.merchantId, limit: 5, type: "payment_intent.created", paymentIntentId: hooks.intentId, after: { createdAt: now, id: hooks.eventId } });
       await hooked.events.headCursor(hooks.merchantId);
       await hooked.events.readAfter(hooks.merchantId, "0:0", 5, ["payment_intent.created"]);
       assert.match((await hooked.events.cursorAfter(hooks.merchantId, hooks.eventId)) ?? "", /^\d+:\d+$/);

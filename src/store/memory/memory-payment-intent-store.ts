@@ -107,7 +107,8 @@ export function createMemoryPaymentIntentStore(options: MemoryPaymentIntentStore
     });
     return run;
   }
-  const referenceKey = (merchantId: string, clientReference: string) => `${merchantId}\u0000${clientReference}`;
+  // A clientReference is unique within a merchant's mode: test and live never collide.
+  const referenceKey = (merchantId: string, livemode: boolean, clientReference: string) => `${merchantId}\u0000${livemode}\u0000${clientReference}`;
 
   function ownSlot(merchantId: string, id: string): Slot | undefined {
     const slot = byId.get(id);
@@ -149,7 +150,7 @@ export function createMemoryPaymentIntentStore(options: MemoryPaymentIntentStore
   /** The account a list item shows (§2.4), as the PostgreSQL list query joins it. */
   function accountOf(record: PaymentIntentRecord): SettlementAccountRecord | null {
     const first = record.splits[0];
-    const account = first ? accounts.find(record.merchantId, first.settlementAccountId) : accounts.ofMerchant(record.merchantId)[0];
+    const account = first ? accounts.find(record.merchantId, first.settlementAccountId) : accounts.ofMerchant(record.merchantId, record.livemode)[0];
     return account ? copyAccount(account) : null;
   }
 
@@ -177,7 +178,7 @@ export function createMemoryPaymentIntentStore(options: MemoryPaymentIntentStore
 
     async insert(record): Promise<InsertResult> {
       checkStorableText(intentTexts(record));
-      const key = referenceKey(record.merchantId, record.clientReference);
+      const key = referenceKey(record.merchantId, record.livemode, record.clientReference);
       const existing = byReference.get(key);
       if (existing) return { inserted: false, existing: copy(existing.record) };
       // As the primary key and unique constraints do in PostgreSQL: an id
@@ -212,9 +213,10 @@ export function createMemoryPaymentIntentStore(options: MemoryPaymentIntentStore
       // As in PostgreSQL, where such a string cannot even be compared: no row can match it.
       if (!isStorableText(query.clientReference ?? "") || !isStorableText(query.after?.id ?? "")) return [];
       const now = query.now.getTime();
-      const shown = (record: PaymentIntentRecord) => record.deletedAt === null && hasListedStatus(record, query.status, now);
+      const shown = (record: PaymentIntentRecord) =>
+        record.livemode === query.livemode && record.deletedAt === null && hasListedStatus(record, query.status, now);
       if (query.clientReference !== undefined) {
-        const slot = byReference.get(referenceKey(query.merchantId, query.clientReference));
+        const slot = byReference.get(referenceKey(query.merchantId, query.livemode, query.clientReference));
         if (!slot || !shown(slot.record) || query.limit < 1) return [];
         if (query.after && compareCreation(slot.record, query.after) >= 0) return [];
         return [withAccount(slot.record)];

@@ -14,6 +14,7 @@ export function accountColumns(t: string): string {
     `${t}.bank_code`,
     epochMs(`${t}.created_at`),
     epochMs(`${t}.updated_at`),
+    `${t}.livemode`,
   ].join(", ");
 }
 
@@ -30,5 +31,6 @@ export function readAccount(row: readonly (string | null)[], start = 0): Settlem
     bankCode: row[start + 5]!,
     createdAt: parseEpochMs(row[start + 6]!),
     updatedAt: parseEpochMs(row[start + 7]!),
+    livemode: row[start + 8] === "t",
   };
 }

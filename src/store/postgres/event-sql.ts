@@ -26,11 +26,12 @@ export function eventColumns(t: string): string {
     `encode(${t}.payload, 'hex')`,
     `${t}.body`,
     `${t}.xid::text || ':' || ${t}.seq::text`,
+    `${t}.livemode`,
   ].join(", ");
 }
 
 /** How many columns eventColumns yields. */
-export const eventColumnCount = 8;
+export const eventColumnCount = 9;
 
 export function readEvent(row: Row, start = 0): EventRecord {
   return {
@@ -41,6 +42,7 @@ export function readEvent(row: Row, start = 0): EventRecord {
     createdAt: parseEpochMs(row[start + 4]!),
     payload: new Uint8Array(Buffer.from(row[start + 5]!, "hex")),
     body: row[start + 6]!,
+    livemode: row[start + 8] === "t",
   };
 }
 
@@ -67,14 +69,14 @@ export function eventContextJoin(t: string, firstSplitAccount?: string): string 
     select ${accountColumns("a")} from settlement_accounts a
     where a.merchant_id = ${t}.merchant_id
       and a.id = coalesce(${first},
-        (select f.id from settlement_accounts f where f.merchant_id = ${t}.merchant_id order by f.created_at, f.id limit 1))
+        (select f.id from settlement_accounts f where f.merchant_id = ${t}.merchant_id and f.livemode = ${t}.livemode order by f.created_at, f.id limit 1))
   ) acc on true`;
 }
 
 /** The columns of eventContextJoin, then the endpoints (alias t again). */
 export function eventContextColumns(t: string): string {
   return `acc.*, (select json_agg(json_build_array(w.id, w.event_types)) from webhook_endpoints w
-    where w.merchant_id = ${t}.merchant_id and w.status = 'enabled' and w.deleted_at is null)`;
+    where w.merchant_id = ${t}.merchant_id and w.livemode = ${t}.livemode and w.status = 'enabled' and w.deleted_at is null)`;
 }
 
 /** How many columns eventContextColumns yields. */
@@ -114,13 +116,15 @@ export interface EventChange {
  */
 const recordText = `
   with recorded as (
-    insert into events (merchant_id, id, type, payment_intent_id, created_at, payload, body)
-    select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::bytea[], $7::text[])
+    insert into events (merchant_id, id, type, payment_intent_id, created_at, payload, body, livemode)
+    select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::bytea[], $7::text[], $13::boolean[])
   )
   insert into webhook_deliveries (merchant_id, id, event_id, endpoint_id, status, next_attempt_at, created_at, updated_at)
   select d.merchant_id, d.id, d.event_id, d.endpoint_id, 'pending', d.at, d.at, d.at
   from unnest($8::text[], $9::text[], $10::text[], $11::text[], $12::timestamptz[]) as d (merchant_id, id, event_id, endpoint_id, at)
   join webhook_endpoints w on w.merchant_id = d.merchant_id and w.id = d.endpoint_id and w.status = 'enabled' and w.deleted_at is null`;
+/** The events' modes: recordText's $13 (recordCreationText's $19). */
+const modesParam = (events: readonly EventRecord[]) => `{${events.map((e) => String(e.livemode)).join(",")}}`;
 
 /** A delivery the outbox makes: one event for one endpoint. */
 interface NewDeliveryRow {
@@ -142,6 +146,7 @@ function render(outbox: EventOutbox, changes: readonly EventChange[]): { events:
       merchantId: change.intent.merchantId,
       type: change.type,
       paymentIntentId: change.intent.id,
+      livemode: change.intent.livemode,
     };
     events.push(event);
     for (const endpoint of change.context.endpoints) {
@@ -177,7 +182,7 @@ function recordValues(events: readonly EventRecord[], deliveries: readonly NewDe
  */
 export function recordEvents(outbox: EventOutbox, changes: readonly EventChange[]): { step: StatementStep; events: EventRecord[] } {
   const { events, deliveries } = render(outbox, changes);
-  return { events, step: { text: recordText, values: recordValues(events, deliveries) } };
+  return { events, step: { text: recordText, values: [...recordValues(events, deliveries), modesParam(events)] } };
 }
 
 /**
@@ -191,7 +196,7 @@ export function recordEvents(outbox: EventOutbox, changes: readonly EventChange[
  * nothing, so the store creates again with the context read. One row:
  * recorded?, undone?. Parameters: $1–$12 as recordText, then $13 merchant,
  * $14 intent id, $15 the account id expected (null: none), $16 the type,
- * $17 the endpoint ids expected.
+ * $17 the endpoint ids expected, $18 the intent's mode, $19 the events' modes.
  */
 const recordCreationText = `
   with expected as materialized (
@@ -199,10 +204,10 @@ const recordCreationText = `
       exists (select 1 from payment_intents where merchant_id = $13 and id = $14) as inserted,
       coalesce(
         (select s.settlement_account_id from payment_intent_splits s where s.merchant_id = $13 and s.payment_intent_id = $14 and s.position = 0),
-        (select f.id from settlement_accounts f where f.merchant_id = $13 order by f.created_at, f.id limit 1)
+        (select f.id from settlement_accounts f where f.merchant_id = $13 and f.livemode = $18 order by f.created_at, f.id limit 1)
       ) is not distinct from $15 as account_holds,
       coalesce((select array_agg(w.id) from webhook_endpoints w
-        where w.merchant_id = $13 and w.status = 'enabled' and w.deleted_at is null
+        where w.merchant_id = $13 and w.livemode = $18 and w.status = 'enabled' and w.deleted_at is null
           and (cardinality(w.event_types) = 0 or $16 = any(w.event_types))), '{}') as endpoint_ids
   ), verdict as materialized (
     select inserted, inserted and account_holds and endpoint_ids @> $17::text[] and endpoint_ids <@ $17::text[] as holds
@@ -211,8 +216,8 @@ const recordCreationText = `
     delete from payment_intents where merchant_id = $13 and id = $14 and (select inserted and not holds from verdict)
     returning id
   ), recorded as (
-    insert into events (merchant_id, id, type, payment_intent_id, created_at, payload, body)
-    select e.* from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::bytea[], $7::text[]) as e
+    insert into events (merchant_id, id, type, payment_intent_id, created_at, payload, body, livemode)
+    select e.* from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::bytea[], $7::text[], $19::boolean[]) as e
     where (select holds from verdict)
   ), delivered as (
     insert into webhook_deliveries (merchant_id, id, event_id, endpoint_id, status, next_attempt_at, created_at, updated_at)
@@ -236,6 +241,8 @@ export function recordCreation(outbox: EventOutbox, change: EventChange): { step
         change.context.account?.id ?? null,
         change.type,
         textArrayParam(deliveries.map((d) => d.endpointId)),
+        String(change.intent.livemode),
+        modesParam(events),
       ],
     },
   };

@@ -50,11 +50,12 @@ export function intentColumns(t: string): string {
         from payment_intent_splits s where s.merchant_id = ${t}.merchant_id and s.payment_intent_id = ${t}.id)`,
     `${t}.amount_refunded`,
     `${t}.next_action_url`,
+    `${t}.livemode`,
   ].join(", ");
 }
 
 /** How many columns intentColumns yields. */
-export const intentColumnCount = 20;
+export const intentColumnCount = 21;
 
 /** Reads intentColumns starting at start. */
 export function readIntent(row: Row, start = 0): PaymentIntentRecord {
@@ -88,6 +89,7 @@ export function readIntent(row: Row, start = 0): PaymentIntentRecord {
     deletedAt: parseNullableEpochMs(row[start + 16] ?? null),
     amountRefunded: BigInt(row[start + 18]!),
     nextActionUrl: row[start + 19] ?? null,
+    livemode: row[start + 20] === "t",
   };
 }
 
@@ -146,10 +148,13 @@ const itemAccountJoin = `
     where a.merchant_id = pi.merchant_id
       and a.id = coalesce(
         (select s.settlement_account_id from payment_intent_splits s where s.merchant_id = pi.merchant_id and s.payment_intent_id = pi.id and s.position = 0),
-        (select e.id from earliest e))
+        (select e.id from earliest e where e.livemode = pi.livemode))
   ) acc on true`;
+/** The merchant's earliest account of each mode: two index probes. */
 const earliestCte = `earliest as materialized (
-    select id from settlement_accounts where merchant_id = $1 order by created_at, id limit 1
+    (select id, livemode from settlement_accounts where merchant_id = $1 and not livemode order by created_at, id limit 1)
+    union all
+    (select id, livemode from settlement_accounts where merchant_id = $1 and livemode order by created_at, id limit 1)
   )`;
 
 /**
@@ -164,9 +169,9 @@ const insertTextOf = (withEventContext: boolean) => `
   with inserted as (
     insert into payment_intents (id, merchant_id, amount, total_amount, currency, country, customer_email, receipt_email,
       status, client_reference, payment_methods, callback_url, transaction, checkout_token, request_fingerprint,
-      created_at, updated_at, expires_at, deleted_at)
-    values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
-    on conflict (merchant_id, client_reference) do nothing
+      created_at, updated_at, expires_at, deleted_at, livemode)
+    values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $22)
+    on conflict (merchant_id, livemode, client_reference) do nothing
     returning id, merchant_id
   ), splits as (
     insert into payment_intent_splits (payment_intent_id, position, merchant_id, settlement_account_id, split_amount)
@@ -174,9 +179,9 @@ const insertTextOf = (withEventContext: boolean) => `
     from inserted i cross join unnest($20::text[], $21::int8[]) with ordinality as s (account_id, amount, n)
   )
   select exists (select 1 from inserted), ${intentColumns("pi")}${withEventContext ? `, ${eventContextColumns("ctx")}` : ""}
-  from (values ($2::text)) as ctx (merchant_id)
+  from (values ($2::text, $22::boolean)) as ctx (merchant_id, livemode)
   ${withEventContext ? eventContextJoin("ctx", "($20::text[])[1]") : ""}
-  left join payment_intents pi on pi.merchant_id = $2 and pi.client_reference = $10`;
+  left join payment_intents pi on pi.merchant_id = $2 and pi.livemode = $22 and pi.client_reference = $10`;
 const insertText = insertTextOf(false);
 const insertWithEventContextText = insertTextOf(true);
 
@@ -211,6 +216,7 @@ export function insertIntent(record: PaymentIntentRecord, withEventContext = fal
       nullableTimestampParam(record.deletedAt),
       textArrayParam(record.splits.map((s) => s.settlementAccountId)),
       bigintArrayParam(record.splits.map((s) => s.splitAmount)),
+      String(record.livemode),
     ],
   };
 }
@@ -218,10 +224,11 @@ export function insertIntent(record: PaymentIntentRecord, withEventContext = fal
 const byIdText = `select ${intentColumns("pi")} from payment_intents pi where pi.merchant_id = $1 and pi.id = $2`;
 export const findById = (merchantId: string, id: string): StatementStep => ({ text: byIdText, values: [merchantId, id] });
 
-const byReferenceText = `select ${intentColumns("pi")} from payment_intents pi where pi.merchant_id = $1 and pi.client_reference = $2`;
-export const findByReference = (merchantId: string, reference: string): StatementStep => ({
+const byReferenceText = `select ${intentColumns("pi")} from payment_intents pi where pi.merchant_id = $1 and pi.livemode = $3 and pi.client_reference = $2`;
+/** A clientReference is unique within a merchant's mode: test and live never collide. */
+export const findByReference = (merchantId: string, livemode: boolean, reference: string): StatementStep => ({
   text: byReferenceText,
-  values: [merchantId, reference],
+  values: [merchantId, reference, String(livemode)],
 });
 
 const byRoutedTokenText = `select ${intentColumns("pi")} from payment_intents pi where pi.merchant_id = $1 and pi.checkout_token = $2`;
@@ -256,15 +263,15 @@ const listTexts = new Map<ListShape, string>();
  * statement. Its conditions are fixed per shape rather than `$n is null or …`,
  * so the plan reads payment_intents_merchant_created_idx with the cursor as
  * an index condition (test/postgres/explain-list.test.ts). Parameters:
- * $1 merchant, $2 limit, then (when present) reference, status or now,
- * cursor time and id.
+ * $1 merchant, $2 limit, $3 mode, then (when present) reference, status
+ * or now, cursor time and id.
  */
 function listText(shape: ListShape): string {
   let text = listTexts.get(shape);
   if (text) return text;
   const [byReference, after, status] = shape.split("|") as [string, string, string];
-  const conditions = ["pi.merchant_id = $1", "pi.deleted_at is null"];
-  let n = 2;
+  const conditions = ["pi.merchant_id = $1", "pi.livemode = $3", "pi.deleted_at is null"];
+  let n = 3;
   if (byReference === "true") conditions.push(`pi.client_reference = $${++n}`);
   if (status === "equals") conditions.push(`pi.status = $${++n}`);
   // A lapsed pending intent is expired to every reader (README, Checkout and the payment lifecycle).
@@ -283,7 +290,7 @@ function listText(shape: ListShape): string {
 
 export function listIntents(query: ListQuery): StatementStep {
   const status = query.status === undefined ? "none" : query.status === "pending" || query.status === "expired" ? query.status : "equals";
-  const values: (string | null)[] = [query.merchantId, String(query.limit)];
+  const values: (string | null)[] = [query.merchantId, String(query.limit), String(query.livemode)];
   if (query.clientReference !== undefined) values.push(query.clientReference);
   if (status === "equals") values.push(query.status!);
   if (status === "pending" || status === "expired") values.push(timestampParam(query.now));

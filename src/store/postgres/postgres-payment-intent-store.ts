@@ -112,7 +112,7 @@ export function createPostgresPaymentIntentStore(db: Database, options: Postgres
           const row = result!.rows[0]!;
           if (row[0] !== "t") {
             if (row[1] !== null) return { inserted: false, existing: sql.readIntent(row, 1) };
-            const existing = await readOne(sql.findByReference(record.merchantId, record.clientReference));
+            const existing = await readOne(sql.findByReference(record.merchantId, record.livemode, record.clientReference));
             return { inserted: false, existing: conflicting(record, existing) };
           }
           if (check!.rows[0]![0] === "t") {
@@ -134,7 +134,7 @@ export function createPostgresPaymentIntentStore(db: Database, options: Postgres
           }
           // A replay wrote nothing: the transaction is rolled back.
           if (row[1] !== null) return { inserted: false, existing: sql.readIntent(row, 1) };
-          const [again] = await tx.run([sql.findByReference(record.merchantId, record.clientReference)]);
+          const [again] = await tx.run([sql.findByReference(record.merchantId, record.livemode, record.clientReference)]);
           return { inserted: false, existing: conflicting(record, first(again!.rows, (r) => sql.readIntent(r))) };
         });
       }
@@ -145,7 +145,7 @@ export function createPostgresPaymentIntentStore(db: Database, options: Postgres
       // The reference was taken by a create that committed after this
       // statement's snapshot was taken (ON CONFLICT waited for it): a new
       // statement sees it. The one case of a second round trip.
-      const existing = await readOne(sql.findByReference(record.merchantId, record.clientReference));
+      const existing = await readOne(sql.findByReference(record.merchantId, record.livemode, record.clientReference));
       return { inserted: false, existing: conflicting(record, existing) };
     },
 

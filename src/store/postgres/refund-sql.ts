@@ -31,11 +31,12 @@ export function refundColumns(t: string): string {
     epochMs(`${t}.created_at`),
     epochMs(`${t}.updated_at`),
     epochMs(`${t}.check_after`),
+    `${t}.livemode`,
   ].join(", ");
 }
 
 /** How many columns refundColumns yields. */
-export const refundColumnCount = 15;
+export const refundColumnCount = 16;
 
 export function readRefund(row: Row, start = 0): RefundRecord {
   return {
@@ -54,6 +55,7 @@ export function readRefund(row: Row, start = 0): RefundRecord {
     createdAt: parseEpochMs(row[start + 12]!),
     updatedAt: parseEpochMs(row[start + 13]!),
     checkAfter: parseNullableEpochMs(row[start + 14] ?? null),
+    livemode: row[start + 15] === "t",
   };
 }
 
@@ -75,8 +77,8 @@ export const findForProcessor = (id: string): StatementStep => ({ text: forProce
 
 const insertText = `
   insert into refunds (merchant_id, id, payment_intent_id, attempt_id, amount, status, reason, client_reference, request_fingerprint,
-    failure_reason, processor, processor_reference, created_at, updated_at, check_after)
-  values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`;
+    failure_reason, processor, processor_reference, created_at, updated_at, check_after, livemode)
+  values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`;
 /** The reservation's insert: a plain one, so a key taken meanwhile (another intent's refund) fails it and rolls it back. */
 export function insertRefund(refund: RefundRecord): StatementStep {
   return {
@@ -97,6 +99,7 @@ export function insertRefund(refund: RefundRecord): StatementStep {
       timestampParam(refund.createdAt),
       timestampParam(refund.updatedAt),
       nullableTimestampParam(refund.checkAfter),
+      String(refund.livemode),
     ],
   };
 }

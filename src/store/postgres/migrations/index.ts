@@ -5,6 +5,7 @@ import { Migration20261123120000_events_webhooks } from "./Migration202611231200
 import { Migration20261126110000_refunds } from "./Migration20261126110000_refunds.js";
 import { Migration20261126120000_merchant_keys } from "./Migration20261126120000_merchant_keys.js";
 import { Migration20261126130000_attempt_lifecycle } from "./Migration20261126130000_attempt_lifecycle.js";
+import { Migration20261126140000_modes } from "./Migration20261126140000_modes.js";
 
 /** Every migration, oldest first. Listed, not discovered, so no file globbing at run time. */
 export const migrations = [
@@ -15,4 +16,5 @@ export const migrations = [
   Migration20261126110000_refunds,
   Migration20261126120000_merchant_keys,
   Migration20261126130000_attempt_lifecycle,
+  Migration20261126140000_modes,
 ];

@@ -52,6 +52,7 @@ describe("REST refunds", () => {
         failureReason: null,
         createdAt: "2026-11-22T10:05:00.123Z",
         updatedAt: "2026-11-22T10:05:00.123Z",
+        livemode: false,
       });
       const after = await read(intent.id);
       assert.deepEqual(after, { ...intent, amountRefunded: "2500", updatedAt: "2026-11-22T10:05:00.123Z" });

@@ -38,6 +38,7 @@ describe("REST webhook endpoints", () => {
       secret: endpoint.secret,
       createdAt: "2026-12-05T16:00:00.000Z",
       updatedAt: "2026-12-05T16:00:00.000Z",
+      livemode: false,
     });
     const list = expectJson<{ webhookEndpoints: EndpointJson[] }>(await client.request("GET", "/v2/webhook-endpoints"), 200);
     const listed = list.webhookEndpoints.find((e) => e.id === endpoint.id);

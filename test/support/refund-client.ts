@@ -16,7 +16,7 @@ import {
 export type { RefundJson };
 
 /** Keys every refund answer has, in the order the API writes them. */
-export const refundKeys = ["id", "paymentIntentId", "amount", "status", "reason", "clientReference", "failureReason", "createdAt", "updatedAt"] as const;
+export const refundKeys = ["id", "paymentIntentId", "amount", "status", "reason", "clientReference", "failureReason", "createdAt", "updatedAt", "livemode"] as const;
 
 export const refundIdPattern = /^rf_test_[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 

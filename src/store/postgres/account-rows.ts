@@ -18,6 +18,9 @@ export function accountColumns(t: string): string {
   ].join(", ");
 }
 
+/** How many columns accountColumns yields. */
+export const accountColumnCount = 9;
+
 /** Reads accountColumns starting at start; null when the account's id is null (an outer join found none). */
 export function readAccount(row: readonly (string | null)[], start = 0): SettlementAccountRecord | null {
   const id = row[start];

@@ -3,7 +3,7 @@ import type { PaymentIntentRecord } from "../../domain/payment-intent.js";
 import type { RefundRecord } from "../../domain/refund.js";
 import type { SettlementAccountRecord } from "../../domain/settlement-account.js";
 import type { EventOutbox } from "../event-store.js";
-import { accountColumns, readAccount } from "./account-rows.js";
+import { accountColumnCount, accountColumns, readAccount } from "./account-rows.js";
 import type { StatementStep } from "./statement-pipeline.js";
 import { epochMs, parseEpochMs, textArrayParam, timestampParam } from "./sql-values.js";
 
@@ -80,7 +80,7 @@ export function eventContextColumns(t: string): string {
 }
 
 /** How many columns eventContextColumns yields. */
-export const eventContextColumnCount = 9;
+export const eventContextColumnCount = 10;
 
 /** EventContext: what eventContextColumns read. */
 export interface EventContext {
@@ -89,7 +89,7 @@ export interface EventContext {
 }
 
 export function readEventContext(row: Row, start: number): EventContext {
-  const endpoints = row[start + 8];
+  const endpoints = row[start + accountColumnCount];
   return {
     account: readAccount(row, start),
     endpoints: endpoints ? (JSON.parse(endpoints) as [string, string[]][]).map(([id, eventTypes]) => ({ id, eventTypes })) : [],

@@ -110,7 +110,7 @@ for (const protocol of rpcProtocols) {
       );
       const afterCall = Date.now();
 
-      assert.match(intent.id, new RegExp(`^pi_${uuidV7}$`));
+      assert.match(intent.id, new RegExp(`^pi_test_${uuidV7}$`));
       // The token is ≥ 128 random bits: 32 bytes in base64url.
       assert.match(intent.checkoutLink, new RegExp(`^${server.url}/checkout/${checkoutTokenSource}$`));
       const createdAt = timestampDate(intent.createdAt!).getTime();

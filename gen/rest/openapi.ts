@@ -914,7 +914,7 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
         "properties": {
           "merchantId": {
             "type": "string",
-            "pattern": "^mer_[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$"
+            "pattern": "^mer_(?:test_|live_)?[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$"
           },
           "apiKey": {
             "type": "string",
@@ -1358,7 +1358,7 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
       },
       "EventId": {
         "type": "string",
-        "pattern": "^evt_[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$",
+        "pattern": "^evt_(?:test_|live_)?[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$",
         "description": "evt_ + a UUIDv7; the webhook-id header of its deliveries."
       },
       "EventType": {
@@ -1542,7 +1542,7 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
         "properties": {
           "id": {
             "type": "string",
-            "pattern": "^pa_[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$"
+            "pattern": "^pa_(?:test_|live_)?[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$"
           },
           "paymentIntentId": {
             "$ref": "#/components/schemas/PaymentIntentId"
@@ -1746,7 +1746,7 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
       },
       "PaymentIntentId": {
         "type": "string",
-        "pattern": "^pi_[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$",
+        "pattern": "^pi_(?:test_|live_)?[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$",
         "description": "pi_ + a UUIDv7; opaque."
       },
       "PaymentIntentListItem": {
@@ -2074,7 +2074,7 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
       },
       "RefundId": {
         "type": "string",
-        "pattern": "^rf_[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$",
+        "pattern": "^rf_(?:test_|live_)?[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$",
         "description": "rf_ + a UUIDv7; opaque."
       },
       "RefundReason": {
@@ -2172,7 +2172,7 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
       },
       "SettlementAccountId": {
         "type": "string",
-        "pattern": "^sa_[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$",
+        "pattern": "^sa_(?:test_|live_)?[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$",
         "description": "sa_ + a UUIDv7; opaque."
       },
       "SettlementSplit": {
@@ -2298,7 +2298,7 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
       },
       "WebhookDeliveryId": {
         "type": "string",
-        "pattern": "^whd_[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$",
+        "pattern": "^whd_(?:test_|live_)?[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$",
         "description": "whd_ + a UUIDv7; opaque."
       },
       "WebhookEndpoint": {
@@ -2363,7 +2363,7 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
       },
       "WebhookEndpointId": {
         "type": "string",
-        "pattern": "^we_[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$",
+        "pattern": "^we_(?:test_|live_)?[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$",
         "description": "we_ + a UUIDv7; opaque."
       },
       "WebhookEndpointStatus": {

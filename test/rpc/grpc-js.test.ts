@@ -90,6 +90,7 @@ describe("gRPC with @grpc/grpc-js", () => {
         createdAt: response.createdAt,
         updatedAt: response.createdAt,
         amountRefunded: 0n,
+        livemode: false,
       }),
     );
     assert.deepEqual(header?.get("idempotent-replayed"), []);

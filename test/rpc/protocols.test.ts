@@ -87,7 +87,7 @@ for (const protocol of rpcProtocols) {
     });
 
     it("registers and lists settlement accounts", async () => {
-      assert.match(account.id, new RegExp(`^sa_${uuidV7}$`));
+      assert.match(account.id, new RegExp(`^sa_test_${uuidV7}$`));
       assert.equal(account.accountName, "Ada Stores");
       assert.equal(account.accountNumber, "0123456789");
       assert.equal(account.bankName, "Test Bank");
@@ -135,6 +135,7 @@ for (const protocol of rpcProtocols) {
           createdAt: intent.createdAt,
           updatedAt: intent.updatedAt,
           amountRefunded: 0n,
+          livemode: false,
         }),
       );
       assert.equal(typeof intent.amount, "bigint");

@@ -50,6 +50,7 @@ for (const protocol of rpcProtocols) {
           clientReference,
           createdAt: refund.createdAt,
           updatedAt: refund.updatedAt,
+          livemode: false,
         }),
       );
       assert.equal(refund.failureReason, undefined);

@@ -88,6 +88,7 @@ describe("PostgresEventStore", { skip }, () => {
       createdAt: new Date(t0 + (n - 3) * 1000),
       payload: new Uint8Array([n - 3, 0, 255]),
       body: `{"id":"${a}"}`,
+      livemode: false,
     });
     assert.equal(await stores.events.findById("mer_other", a), undefined);
   });

@@ -70,6 +70,7 @@ describe("PostgresWebhookEndpointStore", { skip }, () => {
         disabledReason: null,
         createdAt: a.createdAt,
         updatedAt: a.createdAt,
+        livemode: false,
       },
     });
     await stores.endpoints.create(b, 5);

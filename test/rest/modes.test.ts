@@ -187,3 +187,62 @@ describe("live mode without a live processor", () => {
     expectJson(await client.createIntent({ amount: 50000, customerEmail: "ada@example.com", clientReference: "test-1" }), 201);
   });
 });
+
+describe("the test helpers act on test mode only", () => {
+  let server: TestServer;
+  let client: RestClient;
+  before(async () => {
+    server = await startTestServer({ settings: { PAYSTACK_SECRET_KEY: livePaystackKey, TEST_HELPERS: "true" } });
+    client = createRestClient(server);
+  });
+  after(() => server.close());
+
+  it("refuses SettlePaymentAttempt with a live key, and answers a test key's attempt of a live intent with the other mode's 404; nothing changes", async () => {
+    const live = `Bearer ${server.liveKeys["merchantA"]}`;
+    const test = `Bearer ${server.keys["merchantA"]}`;
+    const intent = expectJson<Json>(
+      await client.request("POST", "/v2/payment-intents", {
+        authorization: live,
+        json: { amount: 50000, customerEmail: "ada@example.com", clientReference: "live-settle", paymentMethod: ["paystack"] },
+      }),
+      201,
+    );
+    // An open attempt of the live intent, as the checkout leaves one while Paystack has not answered.
+    const now = new Date();
+    const attemptId = "pa_live_settle";
+    const begun = await server.intents.beginAttempt(
+      {
+        id: attemptId,
+        paymentIntentId: intent.id,
+        merchantId: "merchantA",
+        amount: 50000n,
+        method: "paystack",
+        outcome: "processing",
+        processor: "paystack",
+        idempotencyKey: attemptId,
+        processorReference: null,
+        nextActionUrl: null,
+        declineReason: null,
+        lateSuccess: null,
+        createdAt: now,
+        settledAt: null,
+      },
+      new Date(now.getTime() + 60_000),
+    );
+    assert.equal(begun?.begun, true);
+    const settle = (authorization: string) =>
+      client.request("POST", `/v2/test-helpers/payment-attempts/${attemptId}/settle`, { authorization, json: { outcome: "succeeded" } });
+    assert.deepEqual(expectJson(await settle(live), 409), {
+      status: 409,
+      title: "Conflict",
+      message: "the test helpers act on test mode only: call them with a test key (sk_test_…)",
+    });
+    assert.deepEqual(expectJson(await settle(test), 404), {
+      status: 404,
+      title: "Not Found",
+      message: `payment attempt ${attemptId} not found: it exists in live mode, but a test mode key was used`,
+    });
+    assert.equal(expectJson<Json>(await client.request("GET", `/v2/payment-intents/${intent.id}`, { authorization: live }), 200)["status"], "processing");
+    assert.equal((await server.intents.findAttempt("merchantA", attemptId))?.outcome, "processing");
+  });
+});

@@ -161,6 +161,18 @@ describe("test and live modes (issue 23, §1)", () => {
     assert.doesNotMatch(livePage.html, /Test mode/);
   });
 
+  it("offers a live intent only the methods of a live processor: card (the test-mode processor's) is left out, Paystack (live) offered", async () => {
+    const l = expectJson<{ checkoutLink: string }>(await create(live, "mode-page-methods", { paymentMethod: ["card", "paystack"] }), 201);
+    const t = expectJson<{ checkoutLink: string }>(await create(test, "mode-page-methods", { paymentMethod: ["card", "paystack"] }), 201);
+    const livePage = await getPage(l.checkoutLink);
+    const testPage = await getPage(t.checkoutLink);
+    assert.equal(livePage.status, 200);
+    assert.doesNotMatch(livePage.html, /id="method-card"/);
+    assert.match(livePage.html, /id="method-paystack"/);
+    assert.match(testPage.html, /id="method-card"/);
+    assert.match(testPage.html, /id="method-paystack"/);
+  });
+
   it("refuses a mistyped key of the current format with 401, before any lookup", async () => {
     const key = server.liveKeys["merchantA"]!;
     const typo = key.slice(0, -1) + (key.endsWith("A") ? "B" : "A");

@@ -113,7 +113,7 @@ export async function runListScale(options: ListScaleOptions): Promise<ScalePoin
          order by created_at desc, id desc offset $2 limit 1`,
         [merchantId, position - 1],
       );
-      const token = codec.encode({ createdAt: rows[0]!.created_at, id: rows[0]!.id }, { merchantId, query: ["payment_intents", "", ""] });
+      const token = codec.encode({ createdAt: rows[0]!.created_at, id: rows[0]!.id }, { merchantId, query: ["payment_intents", "test", "", ""] });
       targets.push({
         point: { intents: size, page: "deep", position, requests: options.requests, seedSeconds },
         url: `${listUrl}&pageToken=${encodeURIComponent(token)}`,

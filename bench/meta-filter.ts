@@ -99,7 +99,7 @@ try {
   const deepG = Math.floor(mainRows * 0.75) & ~1;
   const deepToken = codec.encode(
     { createdAt: new Date(Date.parse("2026-01-01T00:00:00Z") - deepG * 1000), id: `pi_seed_${main.id}_${String(deepG).padStart(8, "0")}` },
-    { merchantId: main.id, query: ["payment_intents", "", "", "channel", "web"] },
+    { merchantId: main.id, query: ["payment_intents", "test", "", "", "channel", "web"] },
   );
   const unique = () => `A-${1 + Math.floor(Math.random() * mainRows)}`;
   const targets: { name: string; query: () => string; items: (n: number) => boolean; meta?: () => { name: string; value: string }[]; deep?: boolean; times: number[] }[] = [
@@ -157,8 +157,8 @@ try {
   process.stdout.write(`\nPlans (EXPLAIN ANALYZE of the store's statement; the first lines of each):\n`);
   const now = new Date();
   for (const t of targets) {
-    const deepCursor = t.deep ? codec.decode(deepToken, { merchantId: main.id, query: ["payment_intents", "", "", "channel", "web"] }) : undefined;
-    const { text, values } = listIntents({ merchantId: main.id, limit: 51, now, ...(t.meta && { meta: t.meta() }), ...(deepCursor && { after: deepCursor }) });
+    const deepCursor = t.deep ? codec.decode(deepToken, { merchantId: main.id, query: ["payment_intents", "test", "", "", "channel", "web"] }) : undefined;
+    const { text, values } = listIntents({ merchantId: main.id, livemode: false, limit: 51, now, ...(t.meta && { meta: t.meta() }), ...(deepCursor && { after: deepCursor }) });
     const { rows } = await client.query<{ "QUERY PLAN": string }>(`explain (analyze, costs off, timing off, summary on) ${text}`, [...values]);
     const lines = rows.map((r) => r["QUERY PLAN"]);
     const shown = lines.filter((l) => /Index|Scan|Sort|Limit|Loop|Execution/.test(l) && !/earliest|settlement_accounts|payment_intent_splits|Aggregate|CTE/.test(l)).slice(0, 8);

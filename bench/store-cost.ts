@@ -42,7 +42,8 @@ const ticksPerSecond = 100;
 function newIntent(): PaymentIntentRecord {
   const now = clock.now();
   return {
-    id: ids.paymentIntentId(),
+    livemode: false,
+    id: ids.paymentIntentId(false),
     merchantId,
     amount: 50_000n,
     totalAmount: 50_000n,
@@ -51,7 +52,7 @@ function newIntent(): PaymentIntentRecord {
     customerEmail: "ada@example.com",
     receiptEmail: "ada@example.com",
     status: "pending",
-    clientReference: `cost-${ids.paymentIntentId()}`,
+    clientReference: `cost-${ids.paymentIntentId(false)}`,
     paymentMethods: ["card", "bank_transfer"],
     callbackUrl: "https://shop.example.com/paid",
     transaction: null,
@@ -161,7 +162,7 @@ async function measureVersion(
 }
 
 const rows: Row[] = [];
-const listQuery = () => ({ merchantId, limit: 50, now: clock.now() });
+const listQuery = () => ({ merchantId, livemode: false, limit: 50, now: clock.now() });
 
 const memory = createMemoryStores();
 await seed(memory.intents);

@@ -378,7 +378,7 @@ export async function runProcessorWebhookStorm(options: ProcessorWebhookStormOpt
       const lateStatuses = await Promise.all(late.map(post));
       const final = await Promise.all(intents.map(async (intent) => (await server.intents.findById("merchantA", intent.id))!));
       const events = await Promise.all(
-        intents.map(async (intent) => (await server.recordedWebhooks.events.list({ merchantId: "merchantA", limit: 20, paymentIntentId: intent.id })).map((e) => e.type)),
+        intents.map(async (intent) => (await server.recordedWebhooks.events.list({ merchantId: "merchantA", livemode: false, limit: 20, paymentIntentId: intent.id })).map((e) => e.type)),
       );
       const non200 = [...firstStatuses, ...lateStatuses].filter((s) => s !== 200).length;
       const wrong = final.filter((intent, i) => intent.status !== (truth.get(attempts[i]!.id) === "succeeded" ? "successful" : "pending")).length;

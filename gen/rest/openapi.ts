@@ -972,12 +972,12 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
         "properties": {
           "merchantId": {
             "type": "string",
-            "pattern": "^mer_[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$"
+            "pattern": "^mer_(?:test_|live_)?[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$"
           },
           "apiKey": {
             "type": "string",
-            "pattern": "^sk_test_[A-Za-z0-9_-]{43}$",
-            "description": "sk_test_ + 32 random bytes in base64url. Shown once, stored as a hash."
+            "pattern": "^sk_test_[A-Za-z0-9]{36}$",
+            "description": "sk_test_ + 30 random base62 characters + a 6-character CRC32 checksum (auth/api-key-format.ts). Shown once, stored as a hash."
           }
         },
         "description": "CreateMerchantResponse is the new merchant and its key."
@@ -1428,7 +1428,8 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
           "type",
           "timestamp",
           "data",
-          "refund"
+          "refund",
+          "livemode"
         ],
         "properties": {
           "id": {
@@ -1456,13 +1457,24 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
               }
             ],
             "description": "The refund a refund.* event reports, as it was right after the change; unset for other events."
+          },
+          "livemode": {
+            "anyOf": [
+              {
+                "type": "boolean"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "true for an event of a live-mode payment intent, false in test mode (issue 23, §1); always present. A key lists, reads and streams only its own mode's events, and an endpoint receives only them."
           }
         },
         "description": "Event is one change to a payment intent or to one of its refunds: the webhook delivery body and the REST resource are this message's JSON."
       },
       "EventId": {
         "type": "string",
-        "pattern": "^evt_[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$",
+        "pattern": "^evt_(?:test_|live_)?[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$",
         "description": "evt_ + a UUIDv7; the webhook-id header of its deliveries."
       },
       "EventType": {
@@ -1676,7 +1688,7 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
         "properties": {
           "id": {
             "type": "string",
-            "pattern": "^pa_[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$"
+            "pattern": "^pa_(?:test_|live_)?[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$"
           },
           "paymentIntentId": {
             "$ref": "#/components/schemas/PaymentIntentId"
@@ -1753,7 +1765,8 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
           "createdAt",
           "updatedAt",
           "amountRefunded",
-          "nextAction"
+          "nextAction",
+          "livemode"
         ],
         "properties": {
           "id": {
@@ -1861,13 +1874,24 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
               }
             ],
             "description": "What the customer must do to finish paying: set exactly while the status is requires_action."
+          },
+          "livemode": {
+            "anyOf": [
+              {
+                "type": "boolean"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "true for a payment intent made with a live key (sk_live_), false in test mode (issue 23, §1); always present. A key sees only its own mode's objects."
           }
         },
         "description": "PaymentIntent is the create response (§2.1)."
       },
       "PaymentIntentId": {
         "type": "string",
-        "pattern": "^pi_[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$",
+        "pattern": "^pi_(?:test_|live_)?[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$",
         "description": "pi_ + a UUIDv7; opaque."
       },
       "PaymentIntentListItem": {
@@ -1891,7 +1915,8 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
           "createdAt",
           "updatedAt",
           "amountRefunded",
-          "nextAction"
+          "nextAction",
+          "livemode"
         ],
         "properties": {
           "id": {
@@ -2004,6 +2029,17 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
               }
             ],
             "description": "What the customer must do to finish paying: set exactly while the status is requires_action."
+          },
+          "livemode": {
+            "anyOf": [
+              {
+                "type": "boolean"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "true for a payment intent made with a live key (sk_live_), false in test mode (issue 23, §1); always present. A key sees only its own mode's objects."
           }
         },
         "description": "PaymentIntentListItem is a payment intent as lists and reads show it: §2.1 without settlementAccounts, plus the single settlementAccount of §2.4."
@@ -2117,7 +2153,8 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
           "failureReason",
           "createdAt",
           "updatedAt",
-          "meta"
+          "meta",
+          "livemode"
         ],
         "properties": {
           "id": {
@@ -2172,13 +2209,24 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
               "$ref": "#/components/schemas/MetaEntry"
             },
             "description": "The merchant's own data, as given at create, in its order; [] when none."
+          },
+          "livemode": {
+            "anyOf": [
+              {
+                "type": "boolean"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "true for a refund of a live-mode payment intent, false in test mode (issue 23, §1); always present. A key sees only its own mode's objects."
           }
         },
         "description": "Refund is one refund of a payment intent."
       },
       "RefundId": {
         "type": "string",
-        "pattern": "^rf_[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$",
+        "pattern": "^rf_(?:test_|live_)?[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$",
         "description": "rf_ + a UUIDv7; opaque."
       },
       "RefundReason": {
@@ -2233,7 +2281,8 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
           "bankName",
           "bankCode",
           "createdAt",
-          "updatedAt"
+          "updatedAt",
+          "livemode"
         ],
         "properties": {
           "id": {
@@ -2258,13 +2307,24 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
           },
           "updatedAt": {
             "$ref": "#/components/schemas/DateTime"
+          },
+          "livemode": {
+            "anyOf": [
+              {
+                "type": "boolean"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "true for a settlement account made with a live key (sk_live_), false in test mode (issue 23, §1); always present. A key sees only its own mode's objects."
           }
         },
         "description": "SettlementAccount is the §2.4 object."
       },
       "SettlementAccountId": {
         "type": "string",
-        "pattern": "^sa_[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$",
+        "pattern": "^sa_(?:test_|live_)?[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$",
         "description": "sa_ + a UUIDv7; opaque."
       },
       "SettlementSplit": {
@@ -2408,7 +2468,7 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
       },
       "WebhookDeliveryId": {
         "type": "string",
-        "pattern": "^whd_[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$",
+        "pattern": "^whd_(?:test_|live_)?[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$",
         "description": "whd_ + a UUIDv7; opaque."
       },
       "WebhookEndpoint": {
@@ -2421,7 +2481,8 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
           "description",
           "status",
           "createdAt",
-          "updatedAt"
+          "updatedAt",
+          "livemode"
         ],
         "properties": {
           "id": {
@@ -2455,13 +2516,24 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
           },
           "updatedAt": {
             "$ref": "#/components/schemas/DateTime"
+          },
+          "livemode": {
+            "anyOf": [
+              {
+                "type": "boolean"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "true for an endpoint made with a live key (sk_live_), false in test mode; it receives only its own mode's events (issue 23, §1); always present. A key sees only its own mode's objects."
           }
         },
         "description": "WebhookEndpoint is an endpoint as listed: never its secret."
       },
       "WebhookEndpointId": {
         "type": "string",
-        "pattern": "^we_[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$",
+        "pattern": "^we_(?:test_|live_)?[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$",
         "description": "we_ + a UUIDv7; opaque."
       },
       "WebhookEndpointStatus": {
@@ -2483,7 +2555,8 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
           "status",
           "secret",
           "createdAt",
-          "updatedAt"
+          "updatedAt",
+          "livemode"
         ],
         "properties": {
           "id": {
@@ -2520,6 +2593,17 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
           },
           "updatedAt": {
             "$ref": "#/components/schemas/DateTime"
+          },
+          "livemode": {
+            "anyOf": [
+              {
+                "type": "boolean"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "true for an endpoint made with a live key (sk_live_), false in test mode; it receives only its own mode's events (issue 23, §1); always present. A key sees only its own mode's objects."
           }
         },
         "description": "WebhookEndpointWithSecret is the answer to a creation or a rotation: the endpoint and its new signing secret, shown only in this answer."

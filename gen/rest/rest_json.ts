@@ -347,7 +347,7 @@ export interface components {
         /** @description CreateMerchantResponse is the new merchant and its key. */
         CreateMerchantResponse: {
             merchantId: string;
-            /** @description sk_test_ + 32 random bytes in base64url. Shown once, stored as a hash. */
+            /** @description sk_test_ + 30 random base62 characters + a 6-character CRC32 checksum (auth/api-key-format.ts). Shown once, stored as a hash. */
             apiKey: string;
         };
         /** @description CreatePaymentAttemptRequest says which intent to pay, how, and with what outcome. */
@@ -474,6 +474,8 @@ export interface components {
             data: components["schemas"]["PaymentIntentListItem"];
             /** @description The refund a refund.* event reports, as it was right after the change; unset for other events. */
             refund: components["schemas"]["Refund"] | null;
+            /** @description true for an event of a live-mode payment intent, false in test mode (issue 23, §1); always present. A key lists, reads and streams only its own mode's events, and an endpoint receives only them. */
+            livemode: boolean | null;
         };
         /** @description evt_ + a UUIDv7; the webhook-id header of its deliveries. */
         EventId: string;
@@ -585,6 +587,8 @@ export interface components {
             amountRefunded: string | null;
             /** @description What the customer must do to finish paying: set exactly while the status is requires_action. */
             nextAction: components["schemas"]["NextAction"] | null;
+            /** @description true for a payment intent made with a live key (sk_live_), false in test mode (issue 23, §1); always present. A key sees only its own mode's objects. */
+            livemode: boolean | null;
         };
         /** @description pi_ + a UUIDv7; opaque. */
         PaymentIntentId: string;
@@ -617,6 +621,8 @@ export interface components {
             amountRefunded: string | null;
             /** @description What the customer must do to finish paying: set exactly while the status is requires_action. */
             nextAction: components["schemas"]["NextAction"] | null;
+            /** @description true for a payment intent made with a live key (sk_live_), false in test mode (issue 23, §1); always present. A key sees only its own mode's objects. */
+            livemode: boolean | null;
         };
         /**
          * @description A payment intent's status.
@@ -663,6 +669,8 @@ export interface components {
             updatedAt: components["schemas"]["DateTime"];
             /** @description The merchant's own data, as given at create, in its order; [] when none. */
             meta: components["schemas"]["MetaEntry"][];
+            /** @description true for a refund of a live-mode payment intent, false in test mode (issue 23, §1); always present. A key sees only its own mode's objects. */
+            livemode: boolean | null;
         };
         /** @description rf_ + a UUIDv7; opaque. */
         RefundId: string;
@@ -692,6 +700,8 @@ export interface components {
             bankCode: components["schemas"]["BankCode"];
             createdAt: components["schemas"]["DateTime"];
             updatedAt: components["schemas"]["DateTime"];
+            /** @description true for a settlement account made with a live key (sk_live_), false in test mode (issue 23, §1); always present. A key sees only its own mode's objects. */
+            livemode: boolean | null;
         };
         /** @description sa_ + a UUIDv7; opaque. */
         SettlementAccountId: string;
@@ -745,6 +755,8 @@ export interface components {
             status: components["schemas"]["WebhookEndpointStatus"];
             createdAt: components["schemas"]["DateTime"];
             updatedAt: components["schemas"]["DateTime"];
+            /** @description true for an endpoint made with a live key (sk_live_), false in test mode; it receives only its own mode's events (issue 23, §1); always present. A key sees only its own mode's objects. */
+            livemode: boolean | null;
         };
         /** @description we_ + a UUIDv7; opaque. */
         WebhookEndpointId: string;
@@ -764,6 +776,8 @@ export interface components {
             secret: components["schemas"]["WebhookSecret"];
             createdAt: components["schemas"]["DateTime"];
             updatedAt: components["schemas"]["DateTime"];
+            /** @description true for an endpoint made with a live key (sk_live_), false in test mode; it receives only its own mode's events (issue 23, §1); always present. A key sees only its own mode's objects. */
+            livemode: boolean | null;
         };
         /** @description whsec_ + the base64 of 32 random bytes: the Standard Webhooks signing secret. */
         WebhookSecret: string;

@@ -1,6 +1,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Principal } from "../domain/principal.js";
 import type { ApiKeyVerifier } from "./api-key-verifier.js";
+import { failsChecksum } from "./api-key-format.js";
 
 /** bearerKeyOf is the API key of an "Authorization: Bearer <api key>" header, or undefined. */
 export function bearerKeyOf(authorization: string | null | undefined): string | undefined {
@@ -25,6 +26,12 @@ export async function authenticate(authorization: string | null | undefined, ver
   }
   const key = (match[1] ?? "").trim();
   if (key === "") throw new ConnectError("API key is empty", Code.Unauthenticated);
+  // A key of the current format whose checksum fails is a typo or a truncated
+  // paste: refused without a lookup (unless a configured key happens to have
+  // that shape: the verifier holds it in memory).
+  if (failsChecksum(key) && !verifier.knows?.(key)) {
+    throw new ConnectError("API key is not valid: its checksum does not match (mistyped or truncated?)", Code.Unauthenticated);
+  }
   const principal = key.length <= 512 ? await verifier.verify(key) : undefined;
   if (!principal) {
     throw new ConnectError("API key is not valid", Code.Unauthenticated);

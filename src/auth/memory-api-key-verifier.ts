@@ -1,6 +1,7 @@
 import { timingSafeEqual } from "node:crypto";
 import type { Principal } from "../domain/principal.js";
 import type { ApiKeyVerifier } from "./api-key-verifier.js";
+import { modeOfKey } from "./api-key-format.js";
 import { hashApiKey } from "./hash-api-key.js";
 
 export interface ApiKeyEntry {
@@ -27,7 +28,7 @@ export function createMemoryApiKeyVerifier(entries: readonly ApiKeyEntry[]): Mem
     const hash = hashApiKey(entry.key);
     const keyHash = hash.toString("hex");
     if (byHash.has(keyHash)) throw new Error("this API key is already held");
-    byHash.set(keyHash, { hash, principal: { merchantId: entry.merchantId, merchantName: entry.merchantName } });
+    byHash.set(keyHash, { hash, principal: { merchantId: entry.merchantId, merchantName: entry.merchantName, livemode: modeOfKey(entry.key) === "live" } });
   }
   for (const entry of entries) add(entry);
   return {

@@ -1,24 +1,20 @@
-import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
+import { newApiKey } from "../auth/api-key-format.js";
 import { createSystemClock } from "../lib/clock.js";
 import { createIdGenerator } from "../lib/ids.js";
 import { openPostgresStores } from "../store/postgres/open-postgres-stores.js";
 import { readDatabaseConfigOrExit } from "./read-database-config.js";
 
 const usage = `usage:
-  npm run keys -- create --merchant <id> [--name <display name>]   prints a new key once
+  npm run keys -- create --merchant <id> [--name <display name>] [--mode live|test]
+                                                                   prints a new key once (default mode: live)
   npm run keys -- list                                             ids, merchants, prefixes, state
   npm run keys -- revoke <key id>`;
-
-/** newApiKey makes a key: a recognisable prefix and 256 random bits. */
-export function newApiKey(): string {
-  return `sk_live_${randomBytes(32).toString("base64url")}`;
-}
 
 const { positionals, values } = parseArgs({
   args: process.argv.slice(2),
   allowPositionals: true,
-  options: { merchant: { type: "string" }, name: { type: "string" } },
+  options: { merchant: { type: "string" }, name: { type: "string" }, mode: { type: "string" } },
 });
 const [command, ...rest] = positionals;
 if (!command || !["create", "list", "revoke"].includes(command)) {
@@ -33,15 +29,19 @@ let exitCode = 0;
 try {
   if (command === "create") {
     const merchant = values.merchant ?? "";
-    if (!/^[A-Za-z0-9_.-]{1,64}$/.test(merchant)) {
+    const mode = values.mode ?? "live";
+    if (mode !== "live" && mode !== "test") {
+      process.stderr.write(`--mode must be live or test\n${usage}\n`);
+      exitCode = 2;
+    } else if (!/^[A-Za-z0-9_.-]{1,64}$/.test(merchant)) {
       process.stderr.write(`--merchant must be 1-64 of A-Z a-z 0-9 _ . -\n${usage}\n`);
       exitCode = 2;
     } else {
       await stores.apiKeys.ensureMerchant(merchant, values.name ?? merchant);
-      const key = newApiKey();
+      const key = newApiKey(mode);
       const record = await stores.apiKeys.addKey(merchant, key);
       // The only time the key is ever shown: only its hash is stored.
-      process.stdout.write(`merchant: ${merchant}\nkey id:   ${record.id}\napi key:  ${key}\n`);
+      process.stdout.write(`merchant: ${merchant}\nmode:     ${mode}\nkey id:   ${record.id}\napi key:  ${key}\n`);
       process.stderr.write("Store the key now: it cannot be shown again.\n");
     }
   } else if (command === "list") {

@@ -90,6 +90,8 @@ export interface EventRecord {
   merchantId: string;
   type: EventType;
   paymentIntentId: string;
+  /** Its payment intent's mode (issue 23, §1): only keys and endpoints of that mode see it. */
+  livemode: boolean;
   /** When the change happened (the service clock). */
   createdAt: Date;
   /** payments.v2.Event in binary protobuf: what ListEvents, GetEvent and StreamEvents answer. */

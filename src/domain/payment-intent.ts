@@ -30,6 +30,8 @@ export interface SettlementSplit {
 export interface PaymentIntentRecord {
   id: string;
   merchantId: string;
+  /** Made with a live key (issue 23, §1): only live keys see it, and only a live processor may charge it. */
+  livemode: boolean;
   amount: bigint;
   totalAmount: bigint;
   currency: "NGN";

@@ -29,6 +29,8 @@ export interface RefundRecord {
   /** "rf_" + UUIDv7: also the idempotency key of every processor call about it. */
   id: string;
   merchantId: string;
+  /** Its payment intent's mode (issue 23, §1). */
+  livemode: boolean;
   paymentIntentId: string;
   /** The payment attempt whose money goes back. */
   attemptId: string;

@@ -2,6 +2,8 @@
 export interface SettlementAccountRecord {
   id: string;
   merchantId: string;
+  /** The mode of the key that registered it (issue 23, §1); a split names an account of its intent's mode. */
+  livemode: boolean;
   accountName: string;
   /** Ten-digit NUBAN. */
   accountNumber: string;

@@ -299,12 +299,12 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions): OpenApiD
         Location: {
           description: "Where the created intent can be read: {BASE_PATH}/v2/payment-intents/{id}.",
           required: true,
-          schema: { type: "string", pattern: "^(/[A-Za-z0-9._~-]+)*/v2/payment-intents/pi_[0-9a-f-]{36}$" },
+          schema: { type: "string", pattern: "^(/[A-Za-z0-9._~-]+)*/v2/payment-intents/pi_(?:test_|live_)?[0-9a-f-]{36}$" },
         },
         RefundLocation: {
           description: "Where the created refund can be read: {BASE_PATH}/v2/refunds/{id}.",
           required: true,
-          schema: { type: "string", pattern: "^(/[A-Za-z0-9._~-]+)*/v2/refunds/rf_[0-9a-f-]{36}$" },
+          schema: { type: "string", pattern: "^(/[A-Za-z0-9._~-]+)*/v2/refunds/rf_(?:test_|live_)?[0-9a-f-]{36}$" },
         },
         IdempotentReplayed: { description: "Marks an idempotent replay.", required: true, schema: { type: "string", const: "true" } },
         Link: {

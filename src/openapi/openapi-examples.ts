@@ -75,6 +75,7 @@ export function createOpenApiExamples(options: OpenApiExamplesOptions): OpenApiE
     bankCode: "058",
     createdAt: "2026-11-20T09:12:45.031Z",
     updatedAt: "2026-11-20T09:12:45.031Z",
+    livemode: false,
   };
   const createRequest = {
     amount: 50000,
@@ -104,6 +105,7 @@ export function createOpenApiExamples(options: OpenApiExamplesOptions): OpenApiE
     meta: [{ name: "order_id", value: "A-1001" }],
     amountRefunded: "0",
     nextAction: null,
+    livemode: false,
   };
   const intent = { ...intentFields, settlementAccounts: [], createdAt, updatedAt: createdAt };
   const intentWithSplit = {
@@ -123,13 +125,14 @@ export function createOpenApiExamples(options: OpenApiExamplesOptions): OpenApiE
     updatedAt: "2026-11-21T14:33:40.802Z",
   };
 
-  const succeededEvent = { id: eventId, type: "payment_intent.succeeded", timestamp: paid.updatedAt, data: paid, refund: null };
+  const succeededEvent = { id: eventId, type: "payment_intent.succeeded", timestamp: paid.updatedAt, data: paid, refund: null, livemode: false };
   const createdEvent = {
     id: "evt_019aa3c4-0f80-7a55-b2c1-6e3d8f9a0b12",
     type: "payment_intent.created",
     timestamp: createdAt,
     data: listItem,
     refund: null,
+    livemode: false,
   };
   const refund = {
     id: refundId,
@@ -139,6 +142,7 @@ export function createOpenApiExamples(options: OpenApiExamplesOptions): OpenApiE
     reason: "requested_by_customer",
     clientReference: "rf-1",
     failureReason: null,
+    livemode: false,
     createdAt: "2026-11-22T10:04:51.230Z",
     updatedAt: "2026-11-22T10:04:51.412Z",
     meta: [{ name: "ticket", value: "SUP-4411" }],
@@ -153,6 +157,7 @@ export function createOpenApiExamples(options: OpenApiExamplesOptions): OpenApiE
     failureReason: "The card's issuer refused the refund.",
     createdAt: "2026-11-22T09:58:02.004Z",
     updatedAt: "2026-11-22T09:58:02.215Z",
+    livemode: false,
   };
   const refundSucceededEvent = {
     id: "evt_019aa3d1-3c55-7d10-b6e2-8f9a0b1c2d3e",
@@ -160,6 +165,7 @@ export function createOpenApiExamples(options: OpenApiExamplesOptions): OpenApiE
     timestamp: refund.updatedAt,
     data: { ...paid, amountRefunded: "2500", updatedAt: refund.createdAt },
     refund,
+    livemode: false,
   };
   const endpoint = {
     id: endpointId,
@@ -169,6 +175,7 @@ export function createOpenApiExamples(options: OpenApiExamplesOptions): OpenApiE
     status: "enabled",
     createdAt: "2026-11-20T09:15:02.410Z",
     updatedAt: "2026-11-20T09:15:02.410Z",
+    livemode: false,
   };
   const pendingDelivery = {
     id: deliveryId,

@@ -115,8 +115,10 @@ export function createProtoSchemas(options: ProtoSchemasOptions): ProtoSchemas {
   /** A scalar value's schema: a shape's named schema when it is one (strings), else inline. */
   function scalarOf(field: DescField, value: ValueRules | undefined, direction: Direction): JsonSchema {
     const scalar = field.fieldKind === "scalar" || field.fieldKind === "list" ? field.scalar : undefined;
+    // A boolean has no rules but presence (livemode): it is true or false.
+    if (scalar === ScalarType.BOOL) return { type: "boolean" };
     const kind = scalar === ScalarType.STRING ? "string" : scalar === ScalarType.INT32 ? "int32" : scalar === ScalarType.INT64 ? "int64" : undefined;
-    if (!kind) throw new Error(`${field.parent.typeName}.${field.name}: only string, int32 and int64 scalars are described`);
+    if (!kind) throw new Error(`${field.parent.typeName}.${field.name}: only string, int32, int64 and bool scalars are described`);
     const schema = scalarSchema(kind, value?.type, direction);
     const named = value?.shape && kind === "string" ? component(pascal(value.shape.name), () => described(schema, describe(value.shape!))) : schema;
     // A default is the request's alone: what an absent value becomes.

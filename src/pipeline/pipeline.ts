@@ -80,6 +80,15 @@ const neverAborted = new AbortController().signal;
  */
 const blockedLookupConcurrency = 2;
 
+/** Caller is who a procedure runs for: the key's merchant and mode. */
+interface Caller {
+  merchantId: string;
+  livemode: boolean;
+}
+
+/** A procedure that needs no key runs for no merchant. */
+const noCaller: Caller = { merchantId: "", livemode: false };
+
 /** createPipeline builds the pipeline over the key verifier (which carries the rate limit). */
 export function createPipeline(options: PipelineOptions): Pipeline {
   const checker = options.checker ?? createContractChecker();
@@ -94,8 +103,8 @@ export function createPipeline(options: PipelineOptions): Pipeline {
    * through a narrow gate); a key the store does not know spends that budget.
    * An unknown key is never charged to a real key's bucket.
    */
-  async function principalOf(context: RequestContext, procedure: Procedure, call: PipelineCall): Promise<string> {
-    if (!procedure.requiresKey) return "";
+  async function principalOf(context: RequestContext, procedure: Procedure, call: PipelineCall): Promise<Caller> {
+    if (!procedure.requiresKey) return noCaller;
     if (call.authorization.length > 1) {
       throw new ConnectError("send the Authorization header once", Code.Unauthenticated);
     }
@@ -132,7 +141,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         throw limited(decision, `rate limit exceeded: at most ${ratePerSecond} requests per second per API key, bursts of ${burst}`);
       }
     }
-    return principal.merchantId;
+    return { merchantId: principal.merchantId, livemode: principal.livemode };
   }
 
   /**
@@ -192,11 +201,11 @@ export function createPipeline(options: PipelineOptions): Pipeline {
 
     async unary(context, procedure, call, readInput) {
       try {
-        let merchantId = call.keyFirst ? await principalOf(context, procedure, call) : "";
+        let caller = call.keyFirst ? await principalOf(context, procedure, call) : noCaller;
         const input = await readInput();
-        if (!call.keyFirst) merchantId = await principalOf(context, procedure, call);
+        if (!call.keyFirst) caller = await principalOf(context, procedure, call);
         checker.checkFor(procedure.method.input)(input);
-        const procedureCall: ProcedureCall = { merchantId, context, signal: neverAborted };
+        const procedureCall: ProcedureCall = { ...caller, context, signal: neverAborted };
         return await procedure.unary!(input, procedureCall);
       } catch (error) {
         throw failure(context, error);
@@ -205,7 +214,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
 
     async stream(context, procedure, call, inputs, signal) {
       try {
-        const merchantId = await principalOf(context, procedure, call);
+        const caller = await principalOf(context, procedure, call);
         const check = checker.checkFor(procedure.method.input);
         const checked = (async function* () {
           for await (const input of inputs) {
@@ -214,8 +223,8 @@ export function createPipeline(options: PipelineOptions): Pipeline {
           }
         })();
         const stream = procedure.requiresKey
-          ? whileKeyValid(bearerKeyOf(call.authorization[0])!, signal, (stop) => procedure.stream!(checked, { merchantId, context, signal: stop }))
-          : procedure.stream!(checked, { merchantId, context, signal });
+          ? whileKeyValid(bearerKeyOf(call.authorization[0])!, signal, (stop) => procedure.stream!(checked, { ...caller, context, signal: stop }))
+          : procedure.stream!(checked, { ...caller, context, signal });
         return mapFailures(stream, (error) => failure(context, error));
       } catch (error) {
         throw failure(context, error);

@@ -5,6 +5,8 @@ import type { RequestContext } from "../http/request-context.js";
 export interface ProcedureCall {
   /** The caller's merchant: set for every procedure that requires an API key. */
   readonly merchantId: string;
+  /** The key's mode (issue 23, §1): what the call creates carries it, and it sees only that mode's objects. */
+  readonly livemode: boolean;
   readonly context: RequestContext;
   /** Aborted when the client goes away or its deadline passes (streams watch it). */
   readonly signal: AbortSignal;

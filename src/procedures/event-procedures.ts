@@ -14,11 +14,11 @@ export function createEventProcedures(rules: EventRules, streams: EventStreams):
   return defineProcedures(
     EventService,
     {
-      listEvents: (request, call) => rules.list(call.merchantId, request),
-      getEvent: (request, call) => rules.get(call.merchantId, request.id),
-      redeliverEvent: (request, call) => rules.redeliver(call.merchantId, request),
+      listEvents: (request, call) => rules.list(call.merchantId, request, call.livemode),
+      getEvent: (request, call) => rules.get(call.merchantId, request.id, call.livemode),
+      redeliverEvent: (request, call) => rules.redeliver(call.merchantId, request, call.livemode),
       async *streamEvents(inputs, call) {
-        for await (const request of inputs) yield* streams.stream(call.merchantId, request, call.signal);
+        for await (const request of inputs) yield* streams.stream(call.merchantId, request, call.signal, call.livemode);
       },
     },
     { requiresKey: true },

@@ -13,13 +13,13 @@ export function createPaymentIntentProcedures(rules: PaymentIntentRules): Proced
     PaymentIntentService,
     {
       async createPaymentIntent(request, call) {
-        const { intent, replayed } = await rules.create(call.merchantId, request);
+        const { intent, replayed } = await rules.create(call.merchantId, request, call.livemode);
         if (replayed) setResponseHeader(call.context, idempotentReplayedHeader, "true");
         return intent;
       },
-      getPaymentIntent: (request, call) => rules.get(call.merchantId, request.id),
-      listPaymentIntents: (request, call) => rules.list(call.merchantId, request),
-      deletePaymentIntent: (request, call) => rules.delete(call.merchantId, request.id),
+      getPaymentIntent: (request, call) => rules.get(call.merchantId, request.id, call.livemode),
+      listPaymentIntents: (request, call) => rules.list(call.merchantId, request, call.livemode),
+      deletePaymentIntent: (request, call) => rules.delete(call.merchantId, request.id, call.livemode),
     },
     { requiresKey: true },
   );

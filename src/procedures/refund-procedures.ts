@@ -13,12 +13,12 @@ export function createRefundProcedures(rules: RefundRules): Procedure[] {
     RefundService,
     {
       async createRefund(request, call) {
-        const { refund, replayed } = await rules.create(call.merchantId, request);
+        const { refund, replayed } = await rules.create(call.merchantId, request, call.livemode);
         if (replayed) setResponseHeader(call.context, idempotentReplayedHeader, "true");
         return refund;
       },
-      listRefunds: (request, call) => rules.list(call.merchantId, request),
-      getRefund: (request, call) => rules.get(call.merchantId, request.id),
+      listRefunds: (request, call) => rules.list(call.merchantId, request, call.livemode),
+      getRefund: (request, call) => rules.get(call.merchantId, request.id, call.livemode),
     },
     { requiresKey: true },
   );

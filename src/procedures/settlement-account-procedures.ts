@@ -8,9 +8,9 @@ export function createSettlementAccountProcedures(rules: SettlementAccountRules)
   return defineProcedures(
     SettlementAccountService,
     {
-      createSettlementAccount: async (request, call) => settlementAccountMessage(await rules.create(call.merchantId, request)),
+      createSettlementAccount: async (request, call) => settlementAccountMessage(await rules.create(call.merchantId, request, call.livemode)),
       listSettlementAccounts: async (request, call) => {
-        const page = await rules.list(call.merchantId, request);
+        const page = await rules.list(call.merchantId, request, call.livemode);
         return { settlementAccounts: page.accounts.map(settlementAccountMessage), nextPageToken: page.nextPageToken };
       },
     },

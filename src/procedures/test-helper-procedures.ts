@@ -26,15 +26,16 @@ export function createTestHelperProcedures(rules: TestHelperRules): Procedure[] 
     {
       createMerchant: (request, call) => rules.createMerchant(request.name, call.context.clientAddress),
       createPaymentAttempt: async (request, call) => {
-        const { attempt, paymentIntent } = await rules.pay(call.merchantId, request.id, request);
+        const { attempt, paymentIntent } = await rules.pay(call.merchantId, request.id, request, call.livemode);
         return { attempt: attemptMessage(attempt), paymentIntent };
       },
       settlePaymentAttempt: async (request, call) => {
         // succeeded or declined: the field's rule ran in the pipeline.
-        const { attempt, paymentIntent } = await rules.settle(call.merchantId, request.id, request.outcome as "succeeded" | "declined");
+        const outcome = request.outcome as "succeeded" | "declined";
+        const { attempt, paymentIntent } = await rules.settle(call.merchantId, request.id, outcome, call.livemode);
         return { attempt: attemptMessage(attempt), paymentIntent };
       },
-      expirePaymentIntent: (request, call) => rules.expire(call.merchantId, request.id),
+      expirePaymentIntent: (request, call) => rules.expire(call.merchantId, request.id, call.livemode),
       advanceClock: (request) => ({ now: timestamp(testClock().advance(request.seconds)) }),
       getClock: () => ({ now: timestamp(testClock().now()) }),
     },

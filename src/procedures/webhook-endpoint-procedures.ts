@@ -7,11 +7,11 @@ export function createWebhookEndpointProcedures(rules: WebhookEndpointRules): Pr
   return defineProcedures(
     WebhookEndpointService,
     {
-      createWebhookEndpoint: (request, call) => rules.create(call.merchantId, request),
-      listWebhookEndpoints: (_request, call) => rules.list(call.merchantId),
-      deleteWebhookEndpoint: (request, call) => rules.delete(call.merchantId, request.id),
-      rotateWebhookEndpointSecret: (request, call) => rules.rotateSecret(call.merchantId, request),
-      listWebhookDeliveries: (request, call) => rules.listDeliveries(call.merchantId, request),
+      createWebhookEndpoint: (request, call) => rules.create(call.merchantId, request, call.livemode),
+      listWebhookEndpoints: (_request, call) => rules.list(call.merchantId, call.livemode),
+      deleteWebhookEndpoint: (request, call) => rules.delete(call.merchantId, request.id, call.livemode),
+      rotateWebhookEndpointSecret: (request, call) => rules.rotateSecret(call.merchantId, request, call.livemode),
+      listWebhookDeliveries: (request, call) => rules.listDeliveries(call.merchantId, request, call.livemode),
     },
     { requiresKey: true },
   );

@@ -56,8 +56,10 @@ export const formats: Readonly<Record<FormatName, Format>> = {
     pattern: () => `^[^${control}]*[^\\s${control}][^${control}]*$`,
     phrase: (rules) => `must be ${lengths(rules)} of text`,
   },
+  // A prefixed id made since modes (issue 23, §1) names its mode after the
+  // prefix (pi_test_…, pi_live_…); ids made before have none and stay valid.
   uuid7: {
-    pattern: (rules) => `^${escapeRegExp(rules.prefix ?? "")}[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`,
-    phrase: () => "must be {prefix} followed by a UUIDv7",
+    pattern: (rules) => `^${rules.prefix !== undefined ? `${escapeRegExp(rules.prefix)}(?:test_|live_)?` : ""}[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`,
+    phrase: () => "must be {prefix} followed by a UUIDv7 (after test_ or live_ in ids that show their mode)",
   },
 };

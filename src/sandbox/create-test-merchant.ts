@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { newApiKey } from "../auth/api-key-format.js";
 import type { IdGenerator } from "../lib/ids.js";
 import type { MerchantEnrollment } from "./merchant-enrollment.js";
 
@@ -10,12 +10,12 @@ export interface TestMerchant {
 
 /**
  * createTestMerchant makes a fresh merchant ("mer_" + a UUIDv7, so suites
- * running together never share one) with a new key: "sk_test_" + 256 random
- * bits in base64url. name defaults to the merchant id, as for configured keys.
+ * running together never share one) with a new test-mode key in the current format
+ * (auth/api-key-format.ts). name defaults to the merchant id, as for configured keys.
  */
 export async function createTestMerchant(deps: { enrollment: MerchantEnrollment; ids: IdGenerator }, name?: string): Promise<TestMerchant> {
   const merchantId = deps.ids.merchantId();
-  const apiKey = `sk_test_${randomBytes(32).toString("base64url")}`;
+  const apiKey = newApiKey("test");
   await deps.enrollment.enroll({ merchantId, name: name ?? merchantId, key: apiKey });
   return { merchantId, apiKey };
 }

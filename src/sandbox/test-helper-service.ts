@@ -17,6 +17,7 @@ import type { PaymentIntentStore } from "../store/payment-intent-store.js";
 import { createTestMerchant, type TestMerchant } from "./create-test-merchant.js";
 import type { ForcedOutcome, ForcedOutcomes } from "./forced-outcomes.js";
 import type { MerchantCreationLimits } from "./merchant-creation-limits.js";
+import { inOtherMode } from "../service/mode-scope.js";
 import type { MerchantEnrollment } from "./merchant-enrollment.js";
 
 /** What a helper payment did: the attempt recorded, and the intent after it in the GET shape. */
@@ -36,11 +37,11 @@ export interface TestHelperService {
   /** Makes a merchant for the client at clientAddress, within the sandbox's merchant limits. */
   createMerchant(name: string | undefined, clientAddress: string | undefined): Promise<TestMerchant>;
   /** Pays the merchant's intent with the method (default: the intent's first) and the outcome given. */
-  pay(merchantId: string, id: string, request: { paymentMethod: string; outcome: string }): Promise<TestPayment>;
+  pay(merchantId: string, id: string, request: { paymentMethod: string; outcome: string }, livemode: boolean): Promise<TestPayment>;
   /** Settles the merchant's open attempt as the processor's later answer would (through the one SettleAttempt, source test_helper). */
-  settle(merchantId: string, attemptId: string, outcome: "succeeded" | "declined"): Promise<TestPayment>;
+  settle(merchantId: string, attemptId: string, outcome: "succeeded" | "declined", livemode: boolean): Promise<TestPayment>;
   /** Expires the merchant's pending intent now, as if CHECKOUT_TTL had passed. */
-  expire(merchantId: string, id: string): Promise<PaymentIntentListItem>;
+  expire(merchantId: string, id: string, livemode: boolean): Promise<PaymentIntentListItem>;
   /** Undefined without TEST_CLOCK: then the clock helpers are not served. */
   readonly clock: TestClockHelpers | undefined;
 }
@@ -73,10 +74,19 @@ export interface TestHelperServiceDeps {
 export function createTestHelperService(deps: TestHelperServiceDeps): TestHelperService {
   const notFound = (id: string) => new ConnectError(`payment intent ${id} not found`, Code.NotFound);
 
-  /** The merchant's live intent, as GET finds it: another merchant's, unknown and deleted are 404. */
-  async function liveIntent(merchantId: string, id: string) {
+  /**
+   * The merchant's intent, not deleted, as GET finds it: another merchant's,
+   * unknown and deleted are 404. The helpers move test-mode intents only
+   * (issue 23, §1): a live key is refused, and a test key naming a live
+   * intent gets GET's 404 that says so.
+   */
+  const testModeOnly = () => new ConnectError("the test helpers act on test mode only: call them with a test key (sk_test_…)", Code.FailedPrecondition);
+
+  async function liveIntent(merchantId: string, id: string, livemode: boolean) {
+    if (livemode) throw testModeOnly();
     const found = await deps.intents.findById(merchantId, id);
     if (!found || found.status === "cancelled") throw notFound(id);
+    if (found.livemode) throw inOtherMode("payment intent", id, false);
     return found;
   }
 
@@ -87,10 +97,10 @@ export function createTestHelperService(deps: TestHelperServiceDeps): TestHelper
       return limits ? limits.run(clientAddress, () => createTestMerchant(deps, name)) : createTestMerchant(deps, name);
     },
 
-    async pay(merchantId, id, request) {
+    async pay(merchantId, id, request, livemode) {
       // succeeded or declined: the field's rule ran in the pipeline.
       const outcome = request.outcome as ForcedOutcome;
-      const intent = await liveIntent(merchantId, id);
+      const intent = await liveIntent(merchantId, id, livemode);
       const method = request.paymentMethod || intent.paymentMethods[0]!;
       if (!intent.paymentMethods.includes(method)) {
         throw invalid(`paymentMethod ${method} is not allowed for payment intent ${id}: it allows ${intent.paymentMethods.join(", ")}`);
@@ -105,12 +115,16 @@ export function createTestHelperService(deps: TestHelperServiceDeps): TestHelper
         throw new Error(`payment intent ${id} is ${now.status} but was not paid`);
       }
       if (result.kind !== "attempted") throw new Error(`the checkout refused the helper's card form: ${result.errors.map((e) => e.field).join(", ")}`);
-      return { attempt: result.attempt, paymentIntent: await deps.paymentIntents.get(merchantId, id) };
+      return { attempt: result.attempt, paymentIntent: await deps.paymentIntents.get(merchantId, id, false) };
     },
 
-    async settle(merchantId, attemptId, outcome) {
+    async settle(merchantId, attemptId, outcome, livemode) {
+      if (livemode) throw testModeOnly();
       const attempt = await deps.intents.findAttempt(merchantId, attemptId);
       if (!attempt) throw new ConnectError(`payment attempt ${attemptId} not found`, Code.NotFound);
+      // An attempt has its intent's mode: a live intent's attempt is the other mode's 404, as GET of the intent.
+      const intent = await deps.intents.findById(merchantId, attempt.paymentIntentId);
+      if (intent?.livemode) throw inOtherMode("payment attempt", attemptId, false);
       const refused = (now: string) =>
         new ConnectError(`payment attempt ${attemptId} is ${now}: only a processing or requires_action attempt can be settled`, Code.FailedPrecondition);
       if (attempt.outcome !== "processing" && attempt.outcome !== "requires_action") throw refused(attempt.outcome);
@@ -123,11 +137,11 @@ export function createTestHelperService(deps: TestHelperServiceDeps): TestHelper
       if (!settled) throw new ConnectError(`payment attempt ${attemptId} not found`, Code.NotFound);
       // Another path (the processor's webhook, the reconciler) settled it first.
       if (!settled.changed) throw refused(settled.attempt.outcome);
-      return { attempt: settled.attempt, paymentIntent: await deps.paymentIntents.get(merchantId, attempt.paymentIntentId) };
+      return { attempt: settled.attempt, paymentIntent: await deps.paymentIntents.get(merchantId, attempt.paymentIntentId, false) };
     },
 
-    async expire(merchantId, id) {
-      const intent = await liveIntent(merchantId, id);
+    async expire(merchantId, id, livemode) {
+      const intent = await liveIntent(merchantId, id, livemode);
       // Its deadline brought forward to now, the intent takes the expiry's own transition (and events).
       const now = deps.clock.now();
       const due = intent.status === "pending" && intent.expiresAt > now ? { ...intent, expiresAt: now } : intent;
@@ -136,7 +150,7 @@ export function createTestHelperService(deps: TestHelperServiceDeps): TestHelper
       if (intent.status !== "pending" || settled.status !== "expired") {
         assertTransition(id, settled.status, "expired");
       }
-      return deps.paymentIntents.get(merchantId, id);
+      return deps.paymentIntents.get(merchantId, id, false);
     },
 
     clock: testClock && {

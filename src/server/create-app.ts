@@ -66,6 +66,8 @@ export interface AppOptions {
   expiry: PaymentExpiry;
   /** Moves the money: the processor of each method for the checkout, each attempt's own for its webhooks. */
   processors: ProcessorRegistry;
+  /** Why a live payment intent cannot be created (no live processor configured), or undefined when it can. */
+  liveRefusal: () => string | undefined;
   /** RefundService (over the same processors). */
   refunds: Pick<RefundParts, "service" | "notices">;
   clock: Clock;
@@ -168,6 +170,7 @@ export function createApp(options: AppOptions): NodeHandler {
     ids: options.ids,
     events,
     checkoutTtlMs: options.checkoutTtlMs,
+    liveRefusal: options.liveRefusal,
   });
   // With the helpers on, the checkout's processors answer a helper's charge with the outcome it asked for.
   const outcomes = options.testHelpers && createForcedOutcomes(processors);

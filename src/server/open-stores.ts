@@ -1,5 +1,5 @@
-import { randomBytes } from "node:crypto";
 import type { ApiKeyVerifier } from "../auth/api-key-verifier.js";
+import { newApiKey } from "../auth/api-key-format.js";
 import { createMemoryApiKeyVerifier } from "../auth/memory-api-key-verifier.js";
 import type { Config } from "../config.js";
 import type { Clock } from "../lib/clock.js";
@@ -22,7 +22,7 @@ import type { DeliveryQueue } from "../store/delivery-queue.js";
 import { createSecretBox } from "../lib/secret-box.js";
 
 /** A demo key is a credential: shown once on the terminal, never logged. */
-const newDemoKey = () => `sk_test_${randomBytes(24).toString("base64url")}`;
+const newDemoKey = () => newApiKey("test");
 
 /** Stores is every store the service runs on, of one kind. */
 export interface Stores {

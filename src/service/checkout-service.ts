@@ -118,19 +118,22 @@ export function createCheckoutService(deps: CheckoutServiceDeps): CheckoutServic
   async function viewOf(intent: PaymentIntentRecord): Promise<CheckoutView> {
     const attempts = intent.status === "pending" ? await deps.intents.listAttempts(intent.merchantId, intent.id) : [];
     const declined = attempts.filter((a) => a.outcome === "declined").length;
-    // A method whose processor is no longer configured here (its key removed) is not offered.
+    // A method whose processor is no longer configured here (its key removed) is not offered,
+    // nor, for a live intent, one whose processor is in test mode (pay refuses it).
     const methods: CheckoutMethod[] = [];
     for (const name of intent.status === "pending" ? intent.paymentMethods : []) {
       const processor = deps.processors.forMethod(name);
-      if (processor) methods.push({ method: deps.catalogue.describe(name), instructions: processor.instructions(intent, name), testMode: processor.testMode });
+      if (processor && !(intent.livemode && processor.testMode)) {
+        methods.push({ method: deps.catalogue.describe(name), instructions: processor.instructions(intent, name), testMode: processor.testMode });
+      }
     }
-    const testMode = methods.length > 0 ? methods.every((m) => m.testMode) : deps.processors.processors.every((p) => p.testMode);
     return {
       intent,
       merchantName: (await deps.merchants.nameOf(intent.merchantId)) ?? intent.merchantId,
       methods,
       attemptsLeft: Math.max(0, deps.maxAttempts - declined),
-      testMode,
+      // The test banner shows for test-mode intents only (issue 23, §1).
+      testMode: !intent.livemode,
     };
   }
 
@@ -160,6 +163,10 @@ export function createCheckoutService(deps: CheckoutServiceDeps): CheckoutServic
       const processor = deps.processors.forMethod(submission.method);
       if (!processor) throw new ConnectError(`payment method ${submission.method} is not available on this service now`, Code.InvalidArgument);
       if (intent.status !== "pending") return { kind: "not-payable", view: await viewOf(intent) };
+      // Test-mode intents go to a test processor; a live intent never does (no real money would move).
+      if (intent.livemode && processor.testMode) {
+        throw new ConnectError("this live payment cannot be taken here: its processor is in test mode", Code.FailedPrecondition);
+      }
       let card: CardDetails | undefined;
       if (submission.method === "card") {
         const parsed = parseCardForm(submission.card ?? { number: "", expiry: "", cvv: "" }, deps.clock.now());

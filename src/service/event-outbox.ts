@@ -30,11 +30,12 @@ export function createEventOutbox(options: EventOutboxOptions): EventOutbox {
     render(type, change, at, refund) {
       const message: Event = {
         $typeName: "payments.v2.Event",
-        id: ids.eventId(),
+        id: ids.eventId(change.intent.livemode),
         type,
         timestamp: timestamp(at),
         data: presenter.toListItem(change.intent, change.account, at),
         refund: refund && refundMessage(refund),
+        livemode: change.intent.livemode,
       };
       return { id: message.id, createdAt: at, payload: toBinary(EventSchema, message), body: encodeJson(message) };
     },

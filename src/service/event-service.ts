@@ -15,14 +15,16 @@ import type { EventStore } from "../store/event-store.js";
 import type { WebhookEndpointStore } from "../store/webhook-endpoint-store.js";
 import { invalid } from "../rules/invalid.js";
 import type { PageTokenCodec } from "./page-token.js";
+import { inOtherMode, modeName } from "./mode-scope.js";
 import { deliveryMessage } from "./webhook-presenter.js";
 
 /** EventService reads a merchant's recorded events and queues them again (README, Webhooks). */
 export interface EventService {
   /** One page, newest first; nextPageToken is "" on the last page. */
-  list(merchantId: string, request: ListEventsRequest): Promise<ListEventsResponse>;
-  get(merchantId: string, id: string): Promise<Event>;
-  redeliver(merchantId: string, request: RedeliverEventRequest): Promise<RedeliverEventResponse>;
+  list(merchantId: string, request: ListEventsRequest, livemode: boolean): Promise<ListEventsResponse>;
+  get(merchantId: string, id: string, livemode: boolean): Promise<Event>;
+  /** Queues the event again to endpoints of its mode (a named one of another mode is refused). */
+  redeliver(merchantId: string, request: RedeliverEventRequest, livemode: boolean): Promise<RedeliverEventResponse>;
 }
 
 export interface EventServiceDeps {
@@ -53,10 +55,10 @@ export function createEventService(deps: EventServiceDeps): EventService {
   const eventNotFound = (id: string) => new ConnectError(`event ${id} not found`, Code.NotFound);
 
   return {
-    async list(merchantId, request) {
+    async list(merchantId, request, livemode) {
       // The field rules ran in the pipeline: pageSize is in range (its default filled in), the filters well-formed.
       const pageSize = request.pageSize!;
-      const scope = { merchantId, query: ["events", request.type, request.paymentIntentId] };
+      const scope = { merchantId, query: ["events", modeName(livemode), request.type, request.paymentIntentId] };
       let after;
       if (request.pageToken !== "") {
         after = deps.pageTokens.decode(request.pageToken, scope);
@@ -64,6 +66,7 @@ export function createEventService(deps: EventServiceDeps): EventService {
       }
       const rows = await events.list({
         merchantId,
+        livemode,
         limit: pageSize + 1,
         after,
         type: isEventType(request.type) ? request.type : undefined,
@@ -78,14 +81,22 @@ export function createEventService(deps: EventServiceDeps): EventService {
       };
     },
 
-    async get(merchantId, id) {
+    async get(merchantId, id, livemode) {
       const record = await events.findById(merchantId, id);
       if (!record) throw eventNotFound(id);
+      if (record.livemode !== livemode) throw inOtherMode("event", id, livemode);
       return eventMessage(record);
     },
 
-    async redeliver(merchantId, request) {
+    async redeliver(merchantId, request, livemode) {
       const endpointId = request.webhookEndpointId === "" ? undefined : request.webhookEndpointId;
+      const event = await events.findById(merchantId, request.id);
+      if (!event) throw eventNotFound(request.id);
+      if (event.livemode !== livemode) throw inOtherMode("event", request.id, livemode);
+      if (endpointId !== undefined) {
+        const endpoint = await deps.endpoints.findById(merchantId, endpointId);
+        if (endpoint && endpoint.livemode !== livemode) throw inOtherMode("webhook endpoint", endpointId, livemode);
+      }
       const result = await deps.endpoints.redeliver({
         merchantId,
         eventId: request.id,

@@ -3,6 +3,7 @@ import type { Event, StreamEventsRequest } from "../../gen/payments/v2/events_pb
 import type { EventType } from "../domain/event.js";
 import type { EventStore } from "../store/event-store.js";
 import type { EventNotifier } from "./event-notifier.js";
+import { inOtherMode } from "./mode-scope.js";
 import { eventMessage } from "./event-service.js";
 
 /** EventStreams serves StreamEvents. */
@@ -13,7 +14,8 @@ export interface EventStreams {
    * passed) or the server closes. Refusals (unknown after_event_id, a bad
    * type, too many streams) are raised before the first event.
    */
-  stream(merchantId: string, request: StreamEventsRequest, signal: AbortSignal): AsyncGenerator<Event>;
+  /** The merchant's events of the mode (issue 23, §1): the other mode's are passed over, the cursor moving past them. */
+  stream(merchantId: string, request: StreamEventsRequest, signal: AbortSignal, livemode: boolean): AsyncGenerator<Event>;
 }
 
 export interface EventStreamsOptions {
@@ -54,13 +56,15 @@ export function createEventStreams(options: EventStreamsOptions): EventStreams {
   const open = new Map<string, number>();
 
   return {
-    async *stream(merchantId, request, signal) {
+    async *stream(merchantId, request, signal, livemode) {
       // Known types, each once: the field's rules ran in the pipeline.
       const types = request.types as EventType[];
       let cursor;
       if (request.afterEventId !== "") {
         cursor = await events.cursorAfter(merchantId, request.afterEventId);
         if (cursor === undefined) throw new ConnectError(`event ${request.afterEventId} not found`, Code.NotFound);
+        const after = await events.findById(merchantId, request.afterEventId);
+        if (after && after.livemode !== livemode) throw inOtherMode("event", request.afterEventId, livemode);
       } else {
         cursor = await events.headCursor(merchantId);
       }
@@ -84,7 +88,7 @@ export function createEventStreams(options: EventStreamsOptions): EventStreams {
           cursor = read.cursor;
           for (const record of read.events) {
             if (stop.aborted) return;
-            yield eventMessage(record);
+            if (record.livemode === livemode) yield eventMessage(record);
           }
           // Read again at once while the cursor moves; wait only once caught up.
           if (moved || notified) continue;

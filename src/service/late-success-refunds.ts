@@ -32,8 +32,9 @@ export function createLateSuccessRefunds(deps: LateSuccessRefundsDeps): LateSucc
         if (existing) return null;
         const now = deps.clock.now();
         return {
-          id: deps.ids.refundId(),
+          id: deps.ids.refundId(intent.livemode),
           merchantId: intent.merchantId,
+          livemode: intent.livemode,
           paymentIntentId: intent.id,
           attemptId: attempt.id,
           amount: attempt.amount,

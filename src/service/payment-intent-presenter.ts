@@ -37,6 +37,7 @@ export function settlementAccountMessage(account: SettlementAccountRecord): Sett
     bankCode: account.bankCode,
     createdAt: timestamp(account.createdAt),
     updatedAt: timestamp(account.updatedAt),
+    livemode: account.livemode,
   };
 }
 
@@ -86,6 +87,7 @@ export function createPaymentIntentPresenter(deps: { publicUrl: string; catalogu
       createdAt: timestamp(record.createdAt),
       updatedAt: timestamp(lapsed ? record.expiresAt : record.updatedAt),
       amountRefunded: record.amountRefunded,
+      livemode: record.livemode,
       nextAction: record.nextActionUrl === null ? undefined : { $typeName: "payments.v2.NextAction" as const, type: "redirect", url: record.nextActionUrl },
     };
   }

@@ -15,6 +15,7 @@ import type { PaymentIntentStore } from "../store/payment-intent-store.js";
 import type { SettlementAccountStore } from "../store/settlement-account-store.js";
 import { invalid } from "../rules/invalid.js";
 import { metaEntriesOf } from "./meta-entries.js";
+import { inOtherMode, modeName } from "./mode-scope.js";
 import { normalizeCreateRequest, type NormalizedCreate } from "./normalize-create-request.js";
 import type { PageTokenCodec } from "./page-token.js";
 import { ignorePaymentEvents, type PaymentEvents } from "./payment-events.js";
@@ -33,15 +34,16 @@ export interface CreateResult {
 /**
  * PaymentIntentService holds the rules of payment intents: validation,
  * idempotent creation, tenant scoping, paging and the delete transition. Every
- * method takes the caller's merchant id and never reads another merchant's rows.
+ * method takes the caller's merchant id and mode (the key's, issue 23 §1) and
+ * never reads another merchant's rows nor shows another mode's.
  */
 export interface PaymentIntentService {
-  create(merchantId: string, request: CreatePaymentIntentRequest): Promise<CreateResult>;
-  get(merchantId: string, id: string): Promise<PaymentIntentListItem>;
+  create(merchantId: string, request: CreatePaymentIntentRequest, livemode: boolean): Promise<CreateResult>;
+  get(merchantId: string, id: string, livemode: boolean): Promise<PaymentIntentListItem>;
   /** A page newest first; nextPageToken is "" on the last page. */
-  list(merchantId: string, request: ListPaymentIntentsRequest): Promise<ListPaymentIntentsResponse>;
+  list(merchantId: string, request: ListPaymentIntentsRequest, livemode: boolean): Promise<ListPaymentIntentsResponse>;
   /** The §4.3 reply. */
-  delete(merchantId: string, id: string): Promise<DeletePaymentIntentResponse>;
+  delete(merchantId: string, id: string, livemode: boolean): Promise<DeletePaymentIntentResponse>;
 }
 
 export interface PaymentIntentServiceDeps {
@@ -55,6 +57,12 @@ export interface PaymentIntentServiceDeps {
   events?: PaymentEvents;
   /** How long a pending intent can be paid: CHECKOUT_TTL. */
   checkoutTtlMs: number;
+  /**
+   * Why a live intent cannot be made now (no live processor configured: the
+   * 400's message names the setting), or undefined when it can. Absent: live
+   * intents are refused as not configured.
+   */
+  liveRefusal?: () => string | undefined;
 }
 
 /** createPaymentIntentService wires the rules to their store, clock and ids. */
@@ -65,26 +73,42 @@ export function createPaymentIntentService(deps: PaymentIntentServiceDeps): Paym
 
   const notFound = (id: string) => new ConnectError(`payment intent ${id} not found`, Code.NotFound);
 
+  /** The caller's intent in the caller's mode; one of the other mode is a 404 that says so, a cancelled one a plain 404. */
+  function ownIntent<T extends PaymentIntentRecord>(found: T | undefined, id: string, livemode: boolean): T {
+    if (!found || found.status === "cancelled") throw notFound(id);
+    if (found.livemode !== livemode) throw inOtherMode("payment intent", id, livemode);
+    return found;
+  }
+
   /** Split accounts must exist and be the caller's; foreign ids read as unknown. */
-  async function checkSplitAccounts(merchantId: string, input: NormalizedCreate): Promise<void> {
+  async function checkSplitAccounts(merchantId: string, input: NormalizedCreate, livemode: boolean): Promise<void> {
     if (input.splits.length === 0) return;
-    const found = new Set((await accounts.findByIds(merchantId, input.splits.map((s) => s.settlementAccountId))).map((a) => a.id));
+    const found = new Map((await accounts.findByIds(merchantId, input.splits.map((s) => s.settlementAccountId))).map((a) => [a.id, a]));
     input.splits.forEach((split, index) => {
-      if (!found.has(split.settlementAccountId)) {
-        throw invalid(`settlementAccounts[${index}].settlementAccountId: no settlement account ${split.settlementAccountId}`);
+      const account = found.get(split.settlementAccountId);
+      if (!account) throw invalid(`settlementAccounts[${index}].settlementAccountId: no settlement account ${split.settlementAccountId}`);
+      if (account.livemode !== livemode) {
+        throw invalid(
+          `settlementAccounts[${index}].settlementAccountId: settlement account ${split.settlementAccountId} is a ${modeName(account.livemode)} mode account; a ${modeName(livemode)} mode intent splits to ${modeName(livemode)} mode accounts`,
+        );
       }
     });
   }
 
   return {
-    async create(merchantId, request) {
+    async create(merchantId, request, livemode) {
       const input = normalizeCreateRequest(request, deps.catalogue);
-      await checkSplitAccounts(merchantId, input);
+      if (livemode) {
+        const refusal = deps.liveRefusal ? deps.liveRefusal() : "no live payment processor is configured";
+        if (refusal !== undefined) throw invalid(`a live payment intent needs a live payment processor: ${refusal}`);
+      }
+      await checkSplitAccounts(merchantId, input, livemode);
       const fingerprint = fingerprintOf(input, request.paymentMethod);
       const now = clock.now();
       const record: PaymentIntentRecord = {
-        id: ids.paymentIntentId(),
+        id: ids.paymentIntentId(livemode),
         merchantId,
+        livemode,
         amount: input.amount,
         // No fee model yet: the merchant receives the whole amount.
         totalAmount: input.amount,
@@ -130,18 +154,22 @@ export function createPaymentIntentService(deps: PaymentIntentServiceDeps): Paym
       return { intent: presenter.toMessage(existing, now), replayed: true };
     },
 
-    async get(merchantId, id) {
+    async get(merchantId, id, livemode) {
       const found = await intents.findWithAccount(merchantId, id);
-      if (!found || found.intent.status === "cancelled") throw notFound(id);
-      return presenter.toListItem(found.intent, found.account, clock.now());
+      ownIntent(found?.intent, id, livemode);
+      return presenter.toListItem(found!.intent, found!.account, clock.now());
     },
 
-    async list(merchantId, request) {
+    async list(merchantId, request, livemode) {
       // The field rules ran in the pipeline: pageSize is in range (its default filled in), the filters well-formed.
       const pageSize = request.pageSize!;
       const meta = metaEntriesOf(request.meta);
+      // The mode is part of the query: a page token of one mode is refused by the other.
       // Meta filters join the token's scope only when given, so tokens issued before them keep working.
-      const scope = { merchantId, query: ["payment_intents", request.clientReference, request.status, ...meta.flatMap((e) => [e.name, e.value])] };
+      const scope = {
+        merchantId,
+        query: ["payment_intents", modeName(livemode), request.clientReference, request.status, ...meta.flatMap((e) => [e.name, e.value])],
+      };
       let after;
       if (request.pageToken !== "") {
         after = deps.pageTokens.decode(request.pageToken, scope);
@@ -152,6 +180,7 @@ export function createPaymentIntentService(deps: PaymentIntentServiceDeps): Paym
       const now = clock.now();
       const rows = await intents.list({
         merchantId,
+        livemode,
         limit: pageSize + 1,
         after,
         clientReference: request.clientReference || undefined,
@@ -168,9 +197,8 @@ export function createPaymentIntentService(deps: PaymentIntentServiceDeps): Paym
       };
     },
 
-    async delete(merchantId, id) {
-      const found = await intents.findById(merchantId, id);
-      if (!found || found.status === "cancelled") throw notFound(id);
+    async delete(merchantId, id, livemode) {
+      const found = ownIntent(await intents.findById(merchantId, id), id, livemode);
       assertTransition(id, (await expiry.settle(found)).status, "cancelled");
       if (!(await intents.cancel(merchantId, id, clock.now()))) {
         // Lost a race with another transition: report what the intent is now.

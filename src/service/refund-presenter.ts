@@ -21,5 +21,6 @@ export function refundMessage(record: RefundRecord): Refund {
     createdAt: timestamp(record.createdAt),
     updatedAt: timestamp(record.updatedAt),
     meta: metaMessages(record.meta),
+    livemode: record.livemode,
   };
 }

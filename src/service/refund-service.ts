@@ -14,6 +14,7 @@ import type { PageTokenCodec } from "./page-token.js";
 import { metaEntriesOf } from "./meta-entries.js";
 import { isLapsed } from "./payment-expiry.js";
 import { refundMessage } from "./refund-presenter.js";
+import { inOtherMode, modeName } from "./mode-scope.js";
 import { attemptRefOf, type RefundSettler } from "./refund-settler.js";
 
 /** The result of create: the refund, and whether it was an idempotent replay. */
@@ -25,13 +26,14 @@ export interface CreateRefundResult {
 /**
  * RefundService holds the rules of a merchant's refunds: only a successful
  * intent, never more than is left of what was paid, clientReference
- * idempotent forever, every read scoped to the caller's merchant.
+ * idempotent forever, every read scoped to the caller's merchant and mode
+ * (a refund has its payment intent's mode).
  */
 export interface RefundService {
-  create(merchantId: string, request: CreateRefundRequest): Promise<CreateRefundResult>;
-  get(merchantId: string, id: string): Promise<Refund>;
+  create(merchantId: string, request: CreateRefundRequest, livemode: boolean): Promise<CreateRefundResult>;
+  get(merchantId: string, id: string, livemode: boolean): Promise<Refund>;
   /** A page of one intent's refunds, newest first; nextPageToken is "" on the last page. */
-  list(merchantId: string, request: ListRefundsRequest): Promise<ListRefundsResponse>;
+  list(merchantId: string, request: ListRefundsRequest, livemode: boolean): Promise<ListRefundsResponse>;
 }
 
 export interface RefundServiceDeps {
@@ -72,8 +74,11 @@ export function createRefundService(deps: RefundServiceDeps): RefundService {
   const intentNotFound = (id: string) => new ConnectError(`payment intent ${id} not found`, Code.NotFound);
 
   /** Under the intent's lock: the refund to reserve, a replay (null), or why not. */
-  function decide(request: ValidRequest, attempts: readonly PaymentAttemptRecord[]) {
+  function decide(request: ValidRequest, attempts: readonly PaymentAttemptRecord[], livemode: boolean) {
     return (intent: PaymentIntentRecord, existing: RefundRecord | undefined): RefundRecord | null => {
+      if (existing && existing.livemode !== livemode) {
+        throw new ConnectError(`clientReference ${request.clientReference} is already used by a refund in ${modeName(existing.livemode)} mode`, Code.AlreadyExists);
+      }
       if (existing) {
         if (existing.requestFingerprint === request.fingerprint) return null;
         throw new ConnectError(
@@ -82,6 +87,7 @@ export function createRefundService(deps: RefundServiceDeps): RefundService {
         );
       }
       if (intent.status === "cancelled") throw intentNotFound(intent.id);
+      if (intent.livemode !== livemode) throw inOtherMode("payment intent", intent.id, livemode);
       const now = clock.now();
       const status = isLapsed(intent, now) ? "expired" : intent.status;
       if (status !== "successful") {
@@ -96,8 +102,9 @@ export function createRefundService(deps: RefundServiceDeps): RefundService {
         throw new ConnectError(`amount ${amount} is more than the ${left} left to refund of payment intent ${intent.id}`, Code.FailedPrecondition);
       }
       return {
-        id: deps.ids.refundId(),
+        id: deps.ids.refundId(intent.livemode),
         merchantId: intent.merchantId,
+        livemode: intent.livemode,
         paymentIntentId: intent.id,
         attemptId: payment.id,
         amount,
@@ -118,14 +125,14 @@ export function createRefundService(deps: RefundServiceDeps): RefundService {
   }
 
   /** Reserves the refund; answers the reservation with the attempt it gives back. */
-  async function reserve(merchantId: string, request: ValidRequest) {
+  async function reserve(merchantId: string, request: ValidRequest, livemode: boolean) {
     // The attempts are read before the lock: once an intent is successful its
     // paying attempt never changes, and a reservation that finds the intent
     // paid after this read reads them again.
     for (let tries = 0; ; tries++) {
       const attempts = await intents.listAttempts(merchantId, request.paymentIntentId);
       try {
-        const reservation = await refunds.reserve(merchantId, request.paymentIntentId, { clientReference: request.clientReference }, decide(request, attempts));
+        const reservation = await refunds.reserve(merchantId, request.paymentIntentId, { clientReference: request.clientReference }, decide(request, attempts, livemode));
         return reservation && { reservation, payment: attempts.find((a) => a.id === reservation.refund.attemptId) };
       } catch (error) {
         if (!(error instanceof PaidMeanwhile) || tries > 0) throw error;
@@ -134,9 +141,9 @@ export function createRefundService(deps: RefundServiceDeps): RefundService {
   }
 
   return {
-    async create(merchantId, request) {
+    async create(merchantId, request, livemode) {
       const valid = readCreate(request);
-      const reserved = await reserve(merchantId, valid);
+      const reserved = await reserve(merchantId, valid, livemode);
       if (!reserved) throw intentNotFound(valid.paymentIntentId);
       const { reservation, payment } = reserved;
       if (!reservation.reserved) return { refund: refundMessage(reservation.refund), replayed: true };
@@ -145,17 +152,19 @@ export function createRefundService(deps: RefundServiceDeps): RefundService {
       return { refund: refundMessage(refund), replayed: false };
     },
 
-    async get(merchantId, id) {
+    async get(merchantId, id, livemode) {
       const found = await refunds.findById(merchantId, id);
       if (!found) throw new ConnectError(`refund ${id} not found`, Code.NotFound);
+      if (found.livemode !== livemode) throw inOtherMode("refund", id, livemode);
       return refundMessage(found);
     },
 
-    async list(merchantId, request) {
+    async list(merchantId, request, livemode) {
       // The field rules filled in the default and checked the bounds.
       const pageSize = request.pageSize!;
       const intent = await intents.findById(merchantId, request.paymentIntentId);
       if (!intent || intent.status === "cancelled") throw intentNotFound(request.paymentIntentId);
+      if (intent.livemode !== livemode) throw inOtherMode("payment intent", intent.id, livemode);
       const scope = { merchantId, query: ["refunds", request.paymentIntentId] };
       let after;
       if (request.pageToken !== "") {

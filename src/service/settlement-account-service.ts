@@ -5,13 +5,14 @@ import type { Clock } from "../lib/clock.js";
 import type { IdGenerator } from "../lib/ids.js";
 import type { SettlementAccountStore } from "../store/settlement-account-store.js";
 import { invalid } from "../rules/invalid.js";
+import { modeName } from "./mode-scope.js";
 import type { PageTokenCodec } from "./page-token.js";
 
 /** SettlementAccountService registers and lists a merchant's payout accounts. */
 export interface SettlementAccountService {
-  create(merchantId: string, request: CreateSettlementAccountRequest): Promise<SettlementAccountRecord>;
-  /** One page, newest first; nextPageToken is "" on the last page. */
-  list(merchantId: string, request: ListSettlementAccountsRequest): Promise<{ accounts: SettlementAccountRecord[]; nextPageToken: string }>;
+  create(merchantId: string, request: CreateSettlementAccountRequest, livemode: boolean): Promise<SettlementAccountRecord>;
+  /** One page of the mode's accounts, newest first; nextPageToken is "" on the last page. */
+  list(merchantId: string, request: ListSettlementAccountsRequest, livemode: boolean): Promise<{ accounts: SettlementAccountRecord[]; nextPageToken: string }>;
 }
 
 export interface SettlementAccountServiceDeps {
@@ -38,11 +39,12 @@ export const maxSettlementAccounts = 1000;
 export function createSettlementAccountService(deps: SettlementAccountServiceDeps): SettlementAccountService {
   const maxPerMerchant = deps.maxPerMerchant ?? maxSettlementAccounts;
   return {
-    async create(merchantId, request) {
+    async create(merchantId, request, livemode) {
       const now = deps.clock.now();
       const result = await deps.accounts.insert({
-        id: deps.ids.settlementAccountId(),
+        id: deps.ids.settlementAccountId(livemode),
         merchantId,
+        livemode,
         accountName: request.accountName,
         accountNumber: request.accountNumber,
         bankName: request.bankName,
@@ -65,16 +67,16 @@ export function createSettlementAccountService(deps: SettlementAccountServiceDep
       return result.record;
     },
 
-    async list(merchantId, request) {
+    async list(merchantId, request, livemode) {
       // In range, its default filled in: the field rules ran in the pipeline.
       const pageSize = request.pageSize!;
-      const scope = { merchantId, query: ["settlement_accounts"] };
+      const scope = { merchantId, query: ["settlement_accounts", modeName(livemode)] };
       let after;
       if (request.pageToken !== "") {
         after = deps.pageTokens.decode(request.pageToken, scope);
         if (!after) throw invalid("pageToken is not valid for this query");
       }
-      const rows = await deps.accounts.listByMerchant({ merchantId, limit: pageSize + 1, after });
+      const rows = await deps.accounts.listByMerchant({ merchantId, livemode, limit: pageSize + 1, after });
       const accounts = rows.length > pageSize ? rows.slice(0, pageSize) : rows;
       const last = accounts[accounts.length - 1];
       return { accounts, nextPageToken: rows.length > pageSize && last ? deps.pageTokens.encode(last, scope) : "" };

@@ -19,17 +19,19 @@ import { checkEndpointHost, checkEndpointUrl } from "../webhooks/endpoint-url.js
 import type { HostResolver } from "../webhooks/host-resolver.js";
 import { invalid } from "../rules/invalid.js";
 import type { PageTokenCodec } from "./page-token.js";
+import { inOtherMode } from "./mode-scope.js";
 import { deliveryMessage, endpointMessage, endpointWithSecretMessage } from "./webhook-presenter.js";
 
 /** WebhookEndpointService registers a merchant's webhook endpoints and shows their deliveries (README, Webhooks). */
 export interface WebhookEndpointService {
-  create(merchantId: string, request: CreateWebhookEndpointRequest): Promise<WebhookEndpointWithSecret>;
-  list(merchantId: string): Promise<ListWebhookEndpointsResponse>;
-  delete(merchantId: string, id: string): Promise<DeleteWebhookEndpointResponse>;
+  create(merchantId: string, request: CreateWebhookEndpointRequest, livemode: boolean): Promise<WebhookEndpointWithSecret>;
+  /** The endpoints of the caller's mode. */
+  list(merchantId: string, livemode: boolean): Promise<ListWebhookEndpointsResponse>;
+  delete(merchantId: string, id: string, livemode: boolean): Promise<DeleteWebhookEndpointResponse>;
   /** Replaces the secret; the old one signs for graceSeconds more (the field's rule: 0 to 24 h, default 24 h). */
-  rotateSecret(merchantId: string, request: RotateWebhookEndpointSecretRequest): Promise<WebhookEndpointWithSecret>;
+  rotateSecret(merchantId: string, request: RotateWebhookEndpointSecretRequest, livemode: boolean): Promise<WebhookEndpointWithSecret>;
   /** One page of an endpoint's deliveries, newest first; nextPageToken is "" on the last page. */
-  listDeliveries(merchantId: string, request: ListWebhookDeliveriesRequest): Promise<ListWebhookDeliveriesResponse>;
+  listDeliveries(merchantId: string, request: ListWebhookDeliveriesRequest, livemode: boolean): Promise<ListWebhookDeliveriesResponse>;
 }
 
 export interface WebhookEndpointServiceDeps {
@@ -75,15 +77,22 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
   const notFound = (id: string) => new ConnectError(`webhook endpoint ${id} not found`, Code.NotFound);
   const urlOptions = { allowPrivate: deps.allowPrivateUrls, logger: deps.logger };
 
+  /** An endpoint of the caller's mode, or the 404 (one of the other mode's says so). */
+  async function checkOwnMode(merchantId: string, id: string, livemode: boolean): Promise<void> {
+    const found = await endpoints.findById(merchantId, id);
+    if (!found) throw notFound(id);
+    if (found.livemode !== livemode) throw inOtherMode("webhook endpoint", id, livemode);
+  }
+
   return {
-    async create(merchantId, request) {
+    async create(merchantId, request, livemode) {
       const url = checkEndpointUrl("url", request.url, urlOptions);
       await checkEndpointHost("url", url, { ...urlOptions, resolve: deps.resolve });
       const types = [...request.eventTypes] as EventType[];
       const description = request.description || null;
       const secret = newSecret(random);
       const result = await endpoints.create(
-        { id: deps.ids.webhookEndpointId(), merchantId, url: url.href, eventTypes: types, description, secret, createdAt: clock.now() },
+        { id: deps.ids.webhookEndpointId(livemode), merchantId, livemode, url: url.href, eventTypes: types, description, secret, createdAt: clock.now() },
         maxPerMerchant,
       );
       if (!result.created) {
@@ -95,17 +104,20 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
       return endpointWithSecretMessage(result.endpoint, secret);
     },
 
-    async list(merchantId) {
-      const all = await endpoints.list(merchantId);
+    async list(merchantId, livemode) {
+      // A merchant has at most maxPerMerchant endpoints: filtering them here costs nothing.
+      const all = (await endpoints.list(merchantId)).filter((endpoint) => endpoint.livemode === livemode);
       return { $typeName: "payments.v2.ListWebhookEndpointsResponse", webhookEndpoints: all.map(endpointMessage) };
     },
 
-    async delete(merchantId, id) {
+    async delete(merchantId, id, livemode) {
+      await checkOwnMode(merchantId, id, livemode);
       if (!(await endpoints.delete(merchantId, id, clock.now()))) throw notFound(id);
       return { $typeName: "payments.v2.DeleteWebhookEndpointResponse", status: 200, title: "OK", message: `Webhook endpoint ${id} deleted` };
     },
 
-    async rotateSecret(merchantId, { id, graceSeconds }) {
+    async rotateSecret(merchantId, { id, graceSeconds }, livemode) {
+      await checkOwnMode(merchantId, id, livemode);
       const secret = newSecret(random);
       // The field's rule ran in the pipeline: graceSeconds is 0 to 86400, its default filled in.
       const endpoint = await endpoints.rotateSecret(merchantId, id, secret, clock.now(), graceSeconds! * 1000);
@@ -113,7 +125,8 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
       return endpointWithSecretMessage(endpoint, secret);
     },
 
-    async listDeliveries(merchantId, request) {
+    async listDeliveries(merchantId, request, livemode) {
+      await checkOwnMode(merchantId, request.id, livemode);
       // The field rules ran in the pipeline: pageSize is in range (its default filled in), status is a delivery status or "".
       const pageSize = request.pageSize!;
       const status = request.status;

@@ -13,6 +13,7 @@ export function endpointMessage(endpoint: WebhookEndpointRecord): WebhookEndpoin
     status: endpoint.status,
     createdAt: timestamp(endpoint.createdAt),
     updatedAt: timestamp(endpoint.updatedAt),
+    livemode: endpoint.livemode,
   };
 }
 

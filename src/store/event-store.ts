@@ -47,6 +47,8 @@ export interface EventListCursor {
 /** EventListQuery selects one page of a merchant's events, newest first (createdAt desc, id desc). */
 export interface EventListQuery {
   merchantId: string;
+  /** Only events of this mode (issue 23, §1). */
+  livemode: boolean;
   limit: number;
   after?: EventListCursor;
   type?: EventType;

@@ -13,6 +13,8 @@ export interface ListCursor {
 /** ListQuery selects one page of a merchant's live (not deleted) intents. */
 export interface ListQuery {
   merchantId: string;
+  /** Only intents of this mode (issue 23, §1). */
+  livemode: boolean;
   limit: number;
   after?: ListCursor;
   clientReference?: string;
@@ -105,7 +107,7 @@ export interface ClaimedAttempt {
  * PaymentIntentStore is the port to payment-intent storage. Every method is
  * scoped to one merchant. Implementations must agree on ordering
  * (createdAt desc, then id desc), on uniqueness of (merchantId,
- * clientReference) including deleted intents, and on all-or-nothing writes of
+ * livemode, clientReference) including deleted intents, and on all-or-nothing writes of
  * an intent with its splits: the store contract suite checks each of them.
  */
 export interface PaymentIntentStore {

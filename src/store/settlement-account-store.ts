@@ -14,6 +14,8 @@ export type AccountInsertResult =
 /** AccountListQuery selects one page of a merchant's accounts, newest first. */
 export interface AccountListQuery {
   merchantId: string;
+  /** Only accounts of this mode (issue 23, §1). */
+  livemode: boolean;
   limit: number;
   /** The last account of the previous page. */
   after?: ListCursor;
@@ -28,7 +30,7 @@ export interface AccountInsertLimits {
 /**
  * SettlementAccountStore is the port to settlement-account storage, scoped to
  * one merchant per call. A merchant registers one bank account (bankCode,
- * accountNumber) once.
+ * accountNumber) once in each mode.
  */
 export interface SettlementAccountStore {
   /**
@@ -41,6 +43,6 @@ export interface SettlementAccountStore {
   listByMerchant(query: AccountListQuery): Promise<SettlementAccountRecord[]>;
   /** The merchant's accounts among ids; unknown or foreign ids are left out. */
   findByIds(merchantId: string, ids: readonly string[]): Promise<SettlementAccountRecord[]>;
-  /** The merchant's first registered account. */
-  findEarliest(merchantId: string): Promise<SettlementAccountRecord | undefined>;
+  /** The merchant's first registered account of the mode. */
+  findEarliest(merchantId: string, livemode: boolean): Promise<SettlementAccountRecord | undefined>;
 }

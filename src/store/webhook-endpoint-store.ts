@@ -6,6 +6,8 @@ export interface WebhookEndpointRecord {
   /** "we_" + UUIDv7. */
   id: string;
   merchantId: string;
+  /** The mode of the key that registered it (issue 23, §1): it receives only that mode's events. */
+  livemode: boolean;
   /** Normalised and checked at registration (webhooks/endpoint-url.ts). */
   url: string;
   /** The types delivered; empty: every type. */
@@ -22,6 +24,7 @@ export interface WebhookEndpointRecord {
 export interface NewWebhookEndpoint {
   id: string;
   merchantId: string;
+  livemode: boolean;
   url: string;
   eventTypes: EventType[];
   description: string | null;

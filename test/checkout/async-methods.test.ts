@@ -66,7 +66,7 @@ describe("bank transfer and USSD settle by the test processor's webhook", () => 
       const posts = webhookPosts().slice(postsBefore);
       assert.ok(posts.some((p) => p.status === 200), `webhook posts: ${JSON.stringify(posts.map((p) => p.status))}`);
       assert.ok(posts.every((p) => p.status === 200));
-      const types = (await server.recordedWebhooks.events.list({ merchantId: "merchantA", limit: 10, paymentIntentId: intent.id })).map((e) => e.type).reverse();
+      const types = (await server.recordedWebhooks.events.list({ merchantId: "merchantA", livemode: false, limit: 10, paymentIntentId: intent.id })).map((e) => e.type).reverse();
       assert.deepEqual(types, ["payment_intent.created", "payment_intent.processing", "payment_intent.succeeded"]);
       // Back from the result page's refresh, the customer goes on to the merchant.
       const back = seeOther(await getPage(`${server.url}/checkout/${opened.token}/return?attempt=${attempt.id}`), server.url);

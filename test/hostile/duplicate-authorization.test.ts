@@ -50,7 +50,7 @@ describe("a request with more than one Authorization header", () => {
       );
       assert.deepEqual([created.status, JSON.parse(created.body.toString()).message], [401, refusal], name);
     }
-    assert.deepEqual(await server.intents.list({ merchantId: "merchantA", limit: 10, now: new Date() }), []);
+    assert.deepEqual(await server.intents.list({ livemode: false, merchantId: "merchantA", limit: 10, now: new Date() }), []);
   });
 
   it("is 401 over REST (HTTP/2)", async () => {
@@ -78,7 +78,7 @@ describe("a request with more than one Authorization header", () => {
       );
       assert.deepEqual([outcome.status, outcome.code, outcome.message], [401, "Unauthenticated", refusal], name);
     }
-    assert.deepEqual(await server.intents.list({ merchantId: "merchantA", limit: 10, now: new Date() }), []);
+    assert.deepEqual(await server.intents.list({ livemode: false, merchantId: "merchantA", limit: 10, now: new Date() }), []);
   });
 
   it("is Unauthenticated over gRPC-Web (HTTP/1.1)", async () => {

@@ -130,7 +130,7 @@ describe("duplicate keys in a JSON body", () => {
   });
 
   it("stored none of them", async () => {
-    assert.deepEqual(await server.intents.list({ merchantId: "merchantA", limit: 10, now: new Date() }), []);
-    assert.deepEqual(await server.accounts.listByMerchant({ merchantId: "merchantA", limit: 100 }), []);
+    assert.deepEqual(await server.intents.list({ livemode: false, merchantId: "merchantA", limit: 10, now: new Date() }), []);
+    assert.deepEqual(await server.accounts.listByMerchant({ livemode: false, merchantId: "merchantA", limit: 100 }), []);
   });
 });

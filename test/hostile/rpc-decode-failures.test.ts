@@ -122,7 +122,7 @@ describe("RPC requests that do not decode", () => {
   }
 
   it("stored nothing for any of them", async () => {
-    assert.deepEqual(await server.intents.list({ merchantId: "merchantA", limit: 10, now: new Date() }), []);
+    assert.deepEqual(await server.intents.list({ livemode: false, merchantId: "merchantA", limit: 10, now: new Date() }), []);
   });
 });
 

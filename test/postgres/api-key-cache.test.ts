@@ -51,13 +51,13 @@ describe("PostgreSQL API key verification cache", { skip }, () => {
     clock.advance(4_999);
     assert.equal(await stores.apiKeys.verify(key), undefined, "still remembered as unknown");
     clock.advance(2);
-    assert.deepEqual(await stores.apiKeys.verify(key), { merchantId: "merchantA", merchantName: "Merchant A" });
+    assert.deepEqual(await stores.apiKeys.verify(key), { merchantId: "merchantA", merchantName: "Merchant A", livemode: false });
   });
 
   it("rechecks a cached key in the database: a key revoked elsewhere is refused at once, and leaves the cache", async () => {
     const key = "sk_test_revoked_elsewhere_0003";
     await storeElsewhere(key);
-    const merchant = { merchantId: "merchantA", merchantName: "Merchant A" };
+    const merchant = { merchantId: "merchantA", merchantName: "Merchant A", livemode: false };
     assert.deepEqual(await stores.apiKeys.verify(key), merchant);
     assert.deepEqual(await stores.apiKeys.recheck!(key), merchant, "still valid");
     await queryDatabase(db.url, "update api_keys set revoked_at = now() where key_hash = $1", [hashApiKey(key).toString("hex")]);
@@ -72,7 +72,7 @@ describe("PostgreSQL API key verification cache", { skip }, () => {
     const key = "sk_test_added_here_after_a_miss_02";
     assert.equal(await stores.apiKeys.verify(key), undefined);
     await stores.apiKeys.addKey("merchantA", key);
-    assert.deepEqual(await stores.apiKeys.verify(key), { merchantId: "merchantA", merchantName: "Merchant A" });
+    assert.deepEqual(await stores.apiKeys.verify(key), { merchantId: "merchantA", merchantName: "Merchant A", livemode: false });
   });
 
   it("keeps verifying a known key without a query for 10 seconds", async () => {

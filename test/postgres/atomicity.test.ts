@@ -44,7 +44,8 @@ describe("PostgreSQL payment intent insert is one transaction", { skip }, () => 
     await stores.apiKeys.ensureMerchant("merchantA", "A");
     await stores.apiKeys.ensureMerchant("merchantB", "B");
     const account = (merchantId: string, accountNumber: string) => ({
-      id: ids.settlementAccountId(),
+      livemode: false,
+      id: ids.settlementAccountId(false),
       merchantId,
       accountName: "Shop",
       accountNumber,
@@ -83,7 +84,7 @@ describe("PostgreSQL payment intent insert is one transaction", { skip }, () => 
       assert.deepEqual({ ...(await rowsOf(record.id)) }, { intents: "0", methods: "0", splits: "0" });
       assert.equal(await stores.intents.findById("merchantA", record.id), undefined);
       // The reference stays free: a good insert with it now succeeds.
-      const retry = await stores.intents.insert({ ...record, id: ids.paymentIntentId(), splits: [record.splits[0]!] });
+      const retry = await stores.intents.insert({ ...record, id: ids.paymentIntentId(false), splits: [record.splits[0]!] });
       assert.equal(retry.inserted, true);
       const retried = retry.inserted ? retry.record.id : "";
       assert.deepEqual({ ...(await rowsOf(retried)) }, { intents: "1", methods: "3", splits: "1" });

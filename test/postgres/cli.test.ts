@@ -54,7 +54,7 @@ describe("command-line tools", { skip: unavailable }, () => {
   it("keys create prints a key once and stores only its hash; revoke stops it", async () => {
     const created = await cli("keys.ts", ["create", "--merchant", "acme", "--name", "Acme Stores"], { DATABASE_URL: db.url });
     assert.equal(created.code, 0, created.stderr);
-    const match = /^merchant: acme\nkey id:   (key_[0-9a-f-]{36})\napi key:  (sk_live_[A-Za-z0-9_-]{43})\n$/.exec(created.stdout);
+    const match = /^merchant: acme\nmode:     live\nkey id:   (key_[0-9a-f-]{36})\napi key:  (sk_live_[A-Za-z0-9]{36})\n$/.exec(created.stdout);
     assert.ok(match, `unexpected output: ${created.stdout}`);
     const [, keyId, key] = match as unknown as [string, string, string];
     assert.match(created.stderr, /cannot be shown again/);
@@ -69,7 +69,7 @@ describe("command-line tools", { skip: unavailable }, () => {
 
     const stores = await openMigratedStores(db.url);
     try {
-      assert.deepEqual(await stores.apiKeys.verify(key), { merchantId: "acme", merchantName: "Acme Stores" });
+      assert.deepEqual(await stores.apiKeys.verify(key), { merchantId: "acme", merchantName: "Acme Stores", livemode: true });
     } finally {
       await stores.close();
     }
@@ -93,6 +93,23 @@ describe("command-line tools", { skip: unavailable }, () => {
     }
     const relisted = await cli("keys.ts", ["list"], { DATABASE_URL: db.url });
     assert.match(relisted.stdout, /\trevoked \S+\n$/);
+  });
+
+  it("keys create --mode test makes a test key, its mode read from the prefix", async () => {
+    const created = await cli("keys.ts", ["create", "--merchant", "acme-test", "--mode", "test"], { DATABASE_URL: db.url });
+    assert.equal(created.code, 0, created.stderr);
+    const key = /api key:  (sk_test_[A-Za-z0-9]{36})\n/.exec(created.stdout)?.[1];
+    assert.ok(key, created.stdout);
+    assert.match(created.stdout, /^merchant: acme-test\nmode:     test\n/);
+    const stores = await openMigratedStores(db.url);
+    try {
+      assert.deepEqual(await stores.apiKeys.verify(key), { merchantId: "acme-test", merchantName: "acme-test", livemode: false });
+    } finally {
+      await stores.close();
+    }
+    const badMode = await cli("keys.ts", ["create", "--merchant", "acme", "--mode", "sandbox"], { DATABASE_URL: db.url });
+    assert.equal(badMode.code, 2);
+    assert.match(badMode.stderr, /--mode must be live or test/);
   });
 
   it("keys answers usage errors with exit code 2", async () => {

@@ -137,7 +137,7 @@ describe("store deadlines", { skip, timeout: 120_000 }, () => {
         try {
           const calls = [
             ...references.map((reference) => timeUnavailable(() => stores.intents.insert(intentOf("merchantA", reference)))),
-            ...Array.from({ length: poolMax }, () => timeUnavailable(() => stores.intents.list({ merchantId: "merchantA", limit: 50, now: clock.now() }))),
+            ...Array.from({ length: poolMax }, () => timeUnavailable(() => stores.intents.list({ livemode: false, merchantId: "merchantA", limit: 50, now: clock.now() }))),
           ];
           await sleep(statementTimeoutMs / 2);
           const { rows } = await adminQuery<{ n: string }>(

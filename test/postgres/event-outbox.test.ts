@@ -32,7 +32,7 @@ function createRecordingOutbox() {
     render(type, change, at) {
       rendered.push({ type, change: structuredClone(change), at });
       const body = JSON.stringify({ type, intent: change.intent.id, status: change.intent.status, account: change.account?.id ?? null });
-      return { id: ids.eventId(), createdAt: at, payload: new Uint8Array([0, 1, 2, 255, ...Buffer.from(type)]), body };
+      return { id: ids.eventId(false), createdAt: at, payload: new Uint8Array([0, 1, 2, 255, ...Buffer.from(type)]), body };
     },
     deliveryId: () => ids.webhookDeliveryId(),
     committed(events) {
@@ -80,7 +80,8 @@ describe("PostgreSQL outbox: events recorded with the intents' changes", { skip 
     const account = async (accountNumber: string) => {
       const result = await stores.accounts.insert(
         {
-          id: ids.settlementAccountId(),
+          livemode: false,
+          id: ids.settlementAccountId(false),
           merchantId,
           accountName: "Shop",
           accountNumber,
@@ -99,7 +100,7 @@ describe("PostgreSQL outbox: events recorded with the intents' changes", { skip 
     secondAccount = await account("1000000002");
     const add = async (id: string, eventTypes: EventType[]) => {
       const created = await stores.endpoints.create(
-        { id, merchantId, url: `https://${id}.example.com/`, eventTypes, description: null, secret: "whsec_c2VjcmV0", createdAt: clock.now() },
+        { livemode: false, id, merchantId, url: `https://${id}.example.com/`, eventTypes, description: null, secret: "whsec_c2VjcmV0", createdAt: clock.now() },
         10,
       );
       assert.equal(created.created, true);
@@ -157,7 +158,7 @@ describe("PostgreSQL outbox: events recorded with the intents' changes", { skip 
     await stores.intents.insert(record);
     const before = await eventCount();
     recording.committed.length = 0;
-    const replay = await stores.intents.insert({ ...record, id: ids.paymentIntentId() });
+    const replay = await stores.intents.insert({ ...record, id: ids.paymentIntentId(false) });
     assert.equal(replay.inserted, false);
     assert.equal(await eventCount(), before);
     assert.equal(recording.committed.length, 0);
@@ -286,7 +287,7 @@ describe("PostgreSQL outbox: events recorded with the intents' changes", { skip 
     const [event] = recording.committed[0]!;
     assert.equal(recording.rendered[0]!.change.account, null);
     assert.deepEqual(await deliveriesOf(event!.id), []);
-    assert.equal((await stores.events.list({ merchantId: quietMerchant, limit: 10 }))[0]?.id, event!.id);
+    assert.equal((await stores.events.list({ livemode: false, merchantId: quietMerchant, limit: 10 }))[0]?.id, event!.id);
   });
   describe("a create with a remembered context (one round trip)", () => {
     const merchant = "mer_remembered";
@@ -294,7 +295,7 @@ describe("PostgreSQL outbox: events recorded with the intents' changes", { skip 
       Number((await query<{ n: string }>("select count(*) as n from payment_intents where merchant_id = $1 and client_reference = $2", [merchant, reference])).rows[0]!.n);
     const addAccount = async (accountNumber: string, createdAt: Date) => {
       const result = await stores.accounts.insert(
-        { id: ids.settlementAccountId(), merchantId: merchant, accountName: "Shop", accountNumber, bankName: "Bank", bankCode: "058", createdAt, updatedAt: createdAt },
+        { livemode: false, id: ids.settlementAccountId(false), merchantId: merchant, accountName: "Shop", accountNumber, bankName: "Bank", bankCode: "058", createdAt, updatedAt: createdAt },
         { maxPerMerchant: 10 },
       );
       assert.ok(result.inserted);
@@ -312,7 +313,7 @@ describe("PostgreSQL outbox: events recorded with the intents' changes", { skip 
 
       // An endpoint registered since: the remembered context no longer holds.
       const created = await stores.endpoints.create(
-        { id: "we_remembered", merchantId: merchant, url: "https://r.example.com/", eventTypes: [], description: null, secret: "whsec_cg", createdAt: clock.now() },
+        { livemode: false, id: "we_remembered", merchantId: merchant, url: "https://r.example.com/", eventTypes: [], description: null, secret: "whsec_cg", createdAt: clock.now() },
         10,
       );
       assert.equal(created.created, true);
@@ -323,7 +324,7 @@ describe("PostgreSQL outbox: events recorded with the intents' changes", { skip 
       assert.equal(recording.committed.length, 1, "announced once");
       const [event] = recording.committed[0]!;
       assert.deepEqual((await deliveriesOf(event!.id)).map((d) => d.endpoint_id), ["we_remembered"]);
-      assert.equal((await stores.events.list({ merchantId: merchant, limit: 10, paymentIntentId: third.id })).length, 1);
+      assert.equal((await stores.events.list({ livemode: false, merchantId: merchant, limit: 10, paymentIntentId: third.id })).length, 1);
 
       // An account dated earlier becomes the earliest: the list item shows it.
       const earlier = await addAccount("2000000002", new Date("2026-05-01T08:00:00.000Z"));
@@ -338,11 +339,11 @@ describe("PostgreSQL outbox: events recorded with the intents' changes", { skip 
       await stores.intents.insert(intentOf("r-6", [late], merchant));
       assert.equal(recording.rendered.at(-1)!.change.account?.id, late);
       recording.committed.length = 0;
-      const replay = await stores.intents.insert({ ...split, id: ids.paymentIntentId() });
+      const replay = await stores.intents.insert({ ...split, id: ids.paymentIntentId(false) });
       assert.equal(replay.inserted, false);
       assert.equal(replay.inserted === false && replay.existing.id, split.id);
       assert.equal(recording.committed.length, 0);
-      assert.equal((await stores.events.list({ merchantId: merchant, limit: 50 })).length, 6);
+      assert.equal((await stores.events.list({ livemode: false, merchantId: merchant, limit: 50 })).length, 6);
     });
   });
 });

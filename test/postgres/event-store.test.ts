@@ -71,9 +71,9 @@ describe("PostgresEventStore", { skip }, () => {
     const c = await insertEvent(undefined, { intent: "pi_a", type: "payment_intent.succeeded" });
     await insertEvent(undefined, { merchant: "mer_other" });
     const ids = async (query: Partial<Parameters<PostgresStores["events"]["list"]>[0]>) =>
-      (await stores.events.list({ merchantId, limit: 10, ...query })).map((e) => e.id);
+      (await stores.events.list({ livemode: false, merchantId, limit: 10, ...query })).map((e) => e.id);
     assert.deepEqual(await ids({}), [c, b, a]);
-    const [first] = await stores.events.list({ merchantId, limit: 1 });
+    const [first] = await stores.events.list({ livemode: false, merchantId, limit: 1 });
     assert.deepEqual(await ids({ after: { createdAt: first!.createdAt, id: first!.id } }), [b, a]);
     assert.deepEqual(await ids({ type: "payment_intent.succeeded" }), [c, b]);
     assert.deepEqual(await ids({ paymentIntentId: "pi_a" }), [c, a]);
@@ -88,6 +88,7 @@ describe("PostgresEventStore", { skip }, () => {
       createdAt: new Date(t0 + (n - 3) * 1000),
       payload: new Uint8Array([n - 3, 0, 255]),
       body: `{"id":"${a}"}`,
+      livemode: false,
     });
     assert.equal(await stores.events.findById("mer_other", a), undefined);
   });

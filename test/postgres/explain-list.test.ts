@@ -139,7 +139,7 @@ describe("PostgreSQL list query plan", { skip }, () => {
 
   for (const c of cases) {
     it(`reads ${c.name} from ${indexName} in order, with no sort`, async () => {
-      const query: ListQuery = { merchantId: mainMerchant, limit: 51, status: c.status, now };
+      const query: ListQuery = { livemode: false, merchantId: mainMerchant, limit: 51, status: c.status, now };
       if (c.after) query.after = deepCursor;
       // The store's own statement and parameters, planned as the store's
       // unnamed statements are: with the values bound.
@@ -174,7 +174,7 @@ describe("PostgreSQL list query plan", { skip }, () => {
   }
 
   it("answers a deep page with the rows that follow the cursor", async () => {
-    const rows = (await stores.intents.list({ merchantId: mainMerchant, limit: 3, after: deepCursor, now })).map((item) => item.intent);
+    const rows = (await stores.intents.list({ livemode: false, merchantId: mainMerchant, limit: 3, after: deepCursor, now })).map((item) => item.intent);
     const expected = await queryDatabase<{ id: string }>(
       db.url,
       `select id from payment_intents where merchant_id = $1 and deleted_at is null and (created_at, id) < ($2, $3)

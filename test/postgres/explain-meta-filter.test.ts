@@ -72,7 +72,7 @@ describe("PostgreSQL meta filter query plan", { skip }, () => {
   });
 
   /** sorts: the planner may drive from the rarer filter (found through the same index) and sort its few rows. */
-  const cases: { name: string; query: Omit<ListQuery, "now" | "limit" | "merchantId">; rows: number; sorts?: true }[] = [
+  const cases: { name: string; query: Omit<ListQuery, "now" | "limit" | "merchantId" | "livemode">; rows: number; sorts?: true }[] = [
     { name: "a unique value", query: { meta: [{ name: "order_id", value: "A-12345" }] }, rows: 1 },
     { name: "a common value, first page", query: { meta: [{ name: "channel", value: "web" }] }, rows: 51 },
     { name: "a common value, a deep page", query: { meta: [{ name: "channel", value: "web" }] }, rows: 51 },
@@ -83,7 +83,7 @@ describe("PostgreSQL meta filter query plan", { skip }, () => {
 
   for (const c of cases) {
     it(`reads ${c.name} from ${indexName} in order, bounded by the merchant, with no sort and no table scan`, async () => {
-      const query: ListQuery = { merchantId: "m_main", limit: 51, now, ...c.query };
+      const query: ListQuery = { merchantId: "m_main", livemode: false, limit: 51, now, ...c.query };
       if (c.name.includes("deep")) query.after = webCursor;
       const { text, values } = listIntents(query);
       const { rows } = await queryDatabase<{ "QUERY PLAN": [{ Plan: PlanNode }] }>(db.url, `explain (format json) ${text}`, [...values]);
@@ -102,7 +102,7 @@ describe("PostgreSQL meta filter query plan", { skip }, () => {
   }
 
   it("answers a deep filtered page with the matching rows that follow the cursor", async () => {
-    const page = await stores.intents.list({ merchantId: "m_main", limit: 3, now, after: webCursor, meta: [{ name: "channel", value: "web" }] });
+    const page = await stores.intents.list({ merchantId: "m_main", livemode: false, limit: 3, now, after: webCursor, meta: [{ name: "channel", value: "web" }] });
     const expected = await queryDatabase<{ id: string }>(
       db.url,
       `select pi.id from payment_intents pi where pi.merchant_id = 'm_main' and pi.deleted_at is null and pi.meta @> '[{"name": "channel", "value": "web"}]'

@@ -69,7 +69,7 @@ describe("no client value in any SQL text", { skip }, () => {
     const { intents, accounts, apiKeys, merchants, health } = stores;
     await apiKeys.ensureMerchant(values.merchantId, values.merchantName);
     const key = await apiKeys.addKey(values.merchantId, values.apiKey);
-    assert.deepEqual(await apiKeys.verify(values.apiKey), { merchantId: values.merchantId, merchantName: values.merchantName });
+    assert.deepEqual(await apiKeys.verify(values.apiKey), { merchantId: values.merchantId, merchantName: values.merchantName, livemode: false });
     assert.equal(await apiKeys.verify(values.unknownKey), undefined);
     assert.equal((await apiKeys.listKeys()).length, 1);
     assert.equal(await apiKeys.countActiveKeys(), 1);
@@ -80,6 +80,7 @@ describe("no client value in any SQL text", { skip }, () => {
 
     const now = clock.now();
     const account = {
+      livemode: false,
       id: values.accountId,
       merchantId: values.merchantId,
       accountName: values.accountName,
@@ -91,11 +92,12 @@ describe("no client value in any SQL text", { skip }, () => {
     };
     assert.equal((await accounts.insert(account, { maxPerMerchant: 5 })).inserted, true);
     assert.equal((await accounts.insert({ ...account, id: `${values.accountId}2` }, { maxPerMerchant: 5 })).inserted, false);
-    assert.equal((await accounts.listByMerchant({ merchantId: values.merchantId, limit: 5, after: { createdAt: now, id: `${values.accountId}~` } })).length, 1);
+    assert.equal((await accounts.listByMerchant({ livemode: false, merchantId: values.merchantId, limit: 5, after: { createdAt: now, id: `${values.accountId}~` } })).length, 1);
     assert.equal((await accounts.findByIds(values.merchantId, [values.accountId])).length, 1);
-    assert.equal((await accounts.findEarliest(values.merchantId))?.id, values.accountId);
+    assert.equal((await accounts.findEarliest(values.merchantId, false))?.id, values.accountId);
 
     const record: PaymentIntentRecord = {
+      livemode: false,
       id: values.intentId,
       merchantId: values.merchantId,
       amount: values.amount,
@@ -130,11 +132,11 @@ describe("no client value in any SQL text", { skip }, () => {
     assert.equal((await intents.findWithAccount(values.merchantId, values.intentId))?.account?.id, values.accountId);
     assert.equal((await intents.findByCheckoutToken(values.checkoutToken))?.id, values.intentId);
     for (const status of [undefined, "pending", "expired", "successful"] as const) {
-      await intents.list({ merchantId: values.merchantId, limit: 10, status, now });
-      await intents.list({ merchantId: values.merchantId, limit: 10, status, now, clientReference: values.clientReference });
-      await intents.list({ merchantId: values.merchantId, limit: 10, status, now, after: { createdAt: now, id: values.otherIntentId } });
+      await intents.list({ livemode: false, merchantId: values.merchantId, limit: 10, status, now });
+      await intents.list({ livemode: false, merchantId: values.merchantId, limit: 10, status, now, clientReference: values.clientReference });
+      await intents.list({ livemode: false, merchantId: values.merchantId, limit: 10, status, now, after: { createdAt: now, id: values.otherIntentId } });
       const meta = [{ name: values.metaName, value: values.metaValue }, { name: `${values.metaName}2`, value: values.metaValue }];
-      await intents.list({ merchantId: values.merchantId, limit: 10, status, now, meta, after: { createdAt: now, id: values.otherIntentId } });
+      await intents.list({ livemode: false, merchantId: values.merchantId, limit: 10, status, now, meta, after: { createdAt: now, id: values.otherIntentId } });
     }
     const begun = await intents.beginAttempt(
       {
@@ -241,7 +243,7 @@ describe("no client value in any SQL text", { skip }, () => {
       const now = clock.now();
       await hooked.apiKeys.ensureMerchant(hooks.merchantId, `Hooks ${tag}`);
       const created = await hooked.endpoints.create(
-        { id: hooks.endpointId, merchantId: hooks.merchantId, url: hooks.url, eventTypes: ["payment_intent.created"], description: hooks.description, secret: hooks.secret, createdAt: now },
+        { livemode: false, id: hooks.endpointId, merchantId: hooks.merchantId, url: hooks.url, eventTypes: ["payment_intent.created"], description: hooks.description, secret: hooks.secret, createdAt: now },
         5,
       );
       assert.equal(created.created, true);
@@ -250,6 +252,7 @@ describe("no client value in any SQL text", { skip }, () => {
       await hooked.endpoints.rotateSecret(hooks.merchantId, hooks.endpointId, hooks.newSecret, now, 86_400_000);
 
       const record: PaymentIntentRecord = {
+        livemode: false,
         id: hooks.intentId,
         merchantId: hooks.merchantId,
         amount: values.amount,
@@ -278,7 +281,7 @@ describe("no client value in any SQL text", { skip }, () => {
       assert.equal((await hooked.intents.insert({ ...record, id: `${hooks.intentId}2` })).inserted, false);
       const event = await hooked.events.findById(hooks.merchantId, hooks.eventId);
       assert.equal(event?.body, hooks.body);
-      await hooked.events.list({ merchantId: hooks.merchantId, limit: 5, type: "payment_intent.created", paymentIntentId: hooks.intentId, after: { createdAt: now, id: hooks.eventId } });
+      await hooked.events.list({ livemode: false, merchantId: hooks.merchantId, limit: 5, type: "payment_intent.created", paymentIntentId: hooks.intentId, after: { createdAt: now, id: hooks.eventId } });
       await hooked.events.headCursor(hooks.merchantId);
       await hooked.events.readAfter(hooks.merchantId, "0:0", 5, ["payment_intent.created"]);
       assert.match((await hooked.events.cursorAfter(hooks.merchantId, hooks.eventId)) ?? "", /^\d+:\d+$/);

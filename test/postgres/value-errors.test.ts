@@ -115,11 +115,12 @@ describe("idempotent replays on PostgreSQL", { skip }, () => {
     try {
       const first = intentOf("replayed");
       assert.equal((await stores.intents.insert(first)).inserted, true);
-      for (let i = 0; i < 10; i++) assert.equal((await stores.intents.insert({ ...first, id: ids.paymentIntentId() })).inserted, false);
+      for (let i = 0; i < 10; i++) assert.equal((await stores.intents.insert({ ...first, id: ids.paymentIntentId(false) })).inserted, false);
       const race = await Promise.all(Array.from({ length: 20 }, () => stores.intents.insert(intentOf("raced"))));
       assert.equal(race.filter((r) => r.inserted).length, 1);
       const account = {
-        id: ids.settlementAccountId(),
+        livemode: false,
+        id: ids.settlementAccountId(false),
         merchantId: "merchantA",
         accountName: "Shop",
         accountNumber: "0123456789",
@@ -129,7 +130,7 @@ describe("idempotent replays on PostgreSQL", { skip }, () => {
         updatedAt: clock.now(),
       };
       assert.equal((await stores.accounts.insert(account, { maxPerMerchant: 5 })).inserted, true);
-      assert.equal((await stores.accounts.insert({ ...account, id: ids.settlementAccountId() }, { maxPerMerchant: 5 })).inserted, false);
+      assert.equal((await stores.accounts.insert({ ...account, id: ids.settlementAccountId(false) }, { maxPerMerchant: 5 })).inserted, false);
       const key = `sk_test_${randomBytes(32).toString("base64url")}`;
       await stores.apiKeys.addKey("merchantA", key);
       await stores.apiKeys.addKey("merchantA", key);

@@ -23,6 +23,7 @@ describe("PostgresWebhookEndpointStore", { skip }, () => {
   const endpointOf = (overrides: Partial<NewWebhookEndpoint> = {}): NewWebhookEndpoint => {
     n += 1;
     return {
+      livemode: false,
       id: `we_${String(n).padStart(4, "0")}`,
       merchantId,
       url: `https://hooks${n}.example.com/in`,
@@ -69,6 +70,7 @@ describe("PostgresWebhookEndpointStore", { skip }, () => {
         disabledReason: null,
         createdAt: a.createdAt,
         updatedAt: a.createdAt,
+        livemode: false,
       },
     });
     await stores.endpoints.create(b, 5);

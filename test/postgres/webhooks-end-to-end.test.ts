@@ -43,7 +43,7 @@ describe("webhooks end to end (PostgreSQL)", { skip }, () => {
       const merchant = await first.running.testHelpers!.createMerchant("Durable");
       const secret = generateWebhookSecret();
       const registered = await first.running.webhooks.endpoints.create(
-        { id: ids.webhookEndpointId(), merchantId: merchant.merchantId, url: receiver.url, eventTypes: [], description: null, secret, createdAt: new Date() },
+        { livemode: false, id: ids.webhookEndpointId(false), merchantId: merchant.merchantId, url: receiver.url, eventTypes: [], description: null, secret, createdAt: new Date() },
         16,
       );
       assert.ok(registered.created);
@@ -101,7 +101,7 @@ describe("webhooks end to end (PostgreSQL)", { skip }, () => {
       const [a, b] = instances as [SandboxService, SandboxService];
       const merchant = await a.running.testHelpers!.createMerchant("Shared");
       const registered = await a.running.webhooks.endpoints.create(
-        { id: ids.webhookEndpointId(), merchantId: merchant.merchantId, url: receiver.url, eventTypes: [], description: null, secret: generateWebhookSecret(), createdAt: new Date() },
+        { livemode: false, id: ids.webhookEndpointId(false), merchantId: merchant.merchantId, url: receiver.url, eventTypes: [], description: null, secret: generateWebhookSecret(), createdAt: new Date() },
         16,
       );
       assert.ok(registered.created);

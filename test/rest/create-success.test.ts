@@ -56,6 +56,7 @@ describe("REST create payment intent: success", () => {
       updatedAt: "2025-03-04T05:06:07.000Z",
       amountRefunded: "0",
       nextAction: null,
+      livemode: false,
     });
   });
 
@@ -99,6 +100,7 @@ describe("REST create payment intent: success", () => {
       updatedAt: "2025-03-04T05:06:08.123Z",
       amountRefunded: "0",
       nextAction: null,
+      livemode: false,
     });
   });
 

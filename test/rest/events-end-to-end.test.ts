@@ -31,7 +31,7 @@ describe("REST events and deliveries recorded by the API's own changes", () => {
     const page = expectJson<{ events: EventJson[] }>(await client.request("GET", `/v2/events?paymentIntentId=${intent.id}`), 200);
     assert.equal(page.events.length, 1);
     const [event] = page.events;
-    assert.match(event!.id, /^evt_[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    assert.match(event!.id, /^evt_test_[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     assert.equal(event!.type, "payment_intent.created");
     assert.equal(event!.timestamp, "2026-12-05T16:00:00.000Z");
     assert.deepEqual(event!.data, expectJson(await client.getIntent(intent.id), 200));

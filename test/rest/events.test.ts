@@ -39,7 +39,7 @@ describe("REST events", () => {
     const res = await client.request("GET", `/v2/events/${recorded[0]!.id}`);
     const event = expectJson<EventJson>(res, 200);
     assert.equal(res.text, recorded[0]!.body);
-    assert.deepEqual(Object.keys(event), ["id", "type", "timestamp", "data", "refund"]);
+    assert.deepEqual(Object.keys(event), ["id", "type", "timestamp", "data", "refund", "livemode"]);
     assert.equal(event.refund, null);
     assert.equal(event.id, recorded[0]!.id);
     assert.equal(event.type, "payment_intent.created");

@@ -167,7 +167,7 @@ describe(`callbackUrl (${testStoreKind} store)`, () => {
         const template = await server.intents.findById("merchantA", fresh.id);
         assert.ok(template, "an intent to copy");
         const token = ids.checkoutToken("merchantA");
-        const record = { ...template, id: ids.paymentIntentId(), clientReference: `legacy-${++seq}`, checkoutToken: token, callbackUrl: legacy, splits: [] };
+        const record = { ...template, id: ids.paymentIntentId(false), clientReference: `legacy-${++seq}`, checkoutToken: token, callbackUrl: legacy, splits: [] };
         assert.equal((await server.intents.insert(record)).inserted, true);
 
         const page = await fetch(`${server.url}/checkout/${token}`);

@@ -94,9 +94,9 @@ describe(`REST input no store can hold (${testStoreKind} store)`, () => {
     }
 
     it("stored none of it, and the intent and account made before are untouched", async () => {
-      const intents = await server.intents.list({ merchantId: "merchantA", limit: 10, now: new Date() });
+      const intents = await server.intents.list({ livemode: false, merchantId: "merchantA", limit: 10, now: new Date() });
       assert.deepEqual(intents.map((row) => [row.intent.id, row.intent.status]), [[intentId, "pending"]]);
-      assert.deepEqual((await server.accounts.listByMerchant({ merchantId: "merchantA", limit: 100 })).map((a) => a.id), [account.id]);
+      assert.deepEqual((await server.accounts.listByMerchant({ livemode: false, merchantId: "merchantA", limit: 100 })).map((a) => a.id), [account.id]);
     });
   });
 

@@ -54,6 +54,7 @@ describe("REST refunds", () => {
         createdAt: "2026-11-22T10:05:00.123Z",
         updatedAt: "2026-11-22T10:05:00.123Z",
         meta,
+        livemode: false,
       });
       const after = await read(intent.id);
       assert.deepEqual(after, { ...intent, amountRefunded: "2500", updatedAt: "2026-11-22T10:05:00.123Z" });

@@ -65,6 +65,7 @@ describe("REST settlement accounts", () => {
       bankCode: "058",
       createdAt: "2025-09-01T08:00:00.000Z",
       updatedAt: "2025-09-01T08:00:00.000Z",
+      livemode: false,
     });
   });
 

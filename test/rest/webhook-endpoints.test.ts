@@ -5,7 +5,7 @@ import { createRestClient, expectError, expectJson, type DeliveryJson, type Endp
 import { createEventMaker } from "../support/event-maker.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 
-const endpointIdPattern = /^we_[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+const endpointIdPattern = /^we_test_[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const secretPattern = /^whsec_[A-Za-z0-9+/]{43}=$/;
 
 describe("REST webhook endpoints", () => {
@@ -38,6 +38,7 @@ describe("REST webhook endpoints", () => {
       secret: endpoint.secret,
       createdAt: "2026-12-05T16:00:00.000Z",
       updatedAt: "2026-12-05T16:00:00.000Z",
+      livemode: false,
     });
     const list = expectJson<{ webhookEndpoints: EndpointJson[] }>(await client.request("GET", "/v2/webhook-endpoints"), 200);
     const listed = list.webhookEndpoints.find((e) => e.id === endpoint.id);

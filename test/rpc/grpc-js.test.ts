@@ -70,7 +70,7 @@ describe("gRPC with @grpc/grpc-js", () => {
     const { error, response, header } = await createPaymentIntent(request, server.bearer());
     assert.equal(error, null);
     assert.ok(response);
-    assert.match(response.id, /^pi_[0-9a-f-]{36}$/);
+    assert.match(response.id, /^pi_test_[0-9a-f-]{36}$/);
     assert.match(response.checkoutLink, new RegExp(`^${server.url}/checkout/${checkoutTokenSource}$`));
     assert.ok(timestampDate(response.createdAt!).getTime() >= startedAt);
     assert.deepEqual(
@@ -90,6 +90,7 @@ describe("gRPC with @grpc/grpc-js", () => {
         createdAt: response.createdAt,
         updatedAt: response.createdAt,
         amountRefunded: 0n,
+        livemode: false,
       }),
     );
     assert.deepEqual(header?.get("idempotent-replayed"), []);

@@ -115,7 +115,7 @@ describe(`RPC input no store can hold (${testStoreKind} store)`, () => {
   });
 
   it("stored nothing but the account made first", async () => {
-    assert.deepEqual(await server.intents.list({ merchantId: "merchantA", limit: 10, now: new Date() }), []);
-    assert.deepEqual((await server.accounts.listByMerchant({ merchantId: "merchantA", limit: 100 })).map((a) => a.id), [account.id]);
+    assert.deepEqual(await server.intents.list({ livemode: false, merchantId: "merchantA", limit: 10, now: new Date() }), []);
+    assert.deepEqual((await server.accounts.listByMerchant({ livemode: false, merchantId: "merchantA", limit: 100 })).map((a) => a.id), [account.id]);
   });
 });

@@ -87,7 +87,7 @@ for (const protocol of rpcProtocols) {
     });
 
     it("registers and lists settlement accounts", async () => {
-      assert.match(account.id, new RegExp(`^sa_${uuidV7}$`));
+      assert.match(account.id, new RegExp(`^sa_test_${uuidV7}$`));
       assert.equal(account.accountName, "Ada Stores");
       assert.equal(account.accountNumber, "0123456789");
       assert.equal(account.bankName, "Test Bank");
@@ -110,7 +110,7 @@ for (const protocol of rpcProtocols) {
       );
       const afterCall = Date.now();
 
-      assert.match(intent.id, new RegExp(`^pi_${uuidV7}$`));
+      assert.match(intent.id, new RegExp(`^pi_test_${uuidV7}$`));
       // The token is ≥ 128 random bits: 32 bytes in base64url.
       assert.match(intent.checkoutLink, new RegExp(`^${server.url}/checkout/${checkoutTokenSource}$`));
       const createdAt = timestampDate(intent.createdAt!).getTime();
@@ -135,6 +135,7 @@ for (const protocol of rpcProtocols) {
           createdAt: intent.createdAt,
           updatedAt: intent.updatedAt,
           amountRefunded: 0n,
+          livemode: false,
         }),
       );
       assert.equal(typeof intent.amount, "bigint");

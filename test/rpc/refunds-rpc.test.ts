@@ -10,7 +10,7 @@ import { createRestClient, expectJson, uniqueReference, type PaymentIntentJson, 
 import { startTestServer, type TestServer } from "../support/test-server.js";
 import { expectConnectError, rpcProtocols } from "./support/rpc-helpers.js";
 
-const refundIdPattern = /^rf_[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+const refundIdPattern = /^rf_test_[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 // The refund cases over every transport; intents are paid through the checkout, as customers do.
 for (const protocol of rpcProtocols) {
@@ -50,6 +50,7 @@ for (const protocol of rpcProtocols) {
           clientReference,
           createdAt: refund.createdAt,
           updatedAt: refund.updatedAt,
+          livemode: false,
         }),
       );
       assert.equal(refund.failureReason, undefined);

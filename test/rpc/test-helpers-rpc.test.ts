@@ -51,7 +51,7 @@ describe("TestHelperService over RPC", () => {
       it("creates a merchant without a key, whose key works on the API", async () => {
         const merchant = await helpers.createMerchant({});
         assert.match(merchant.merchantId, merchantIdPattern);
-        assert.match(merchant.apiKey, /^sk_test_[A-Za-z0-9_-]{43}$/);
+        assert.match(merchant.apiKey, /^sk_test_[A-Za-z0-9]{36}$/);
         const listed = await intents.listPaymentIntents({}, { headers: { authorization: `Bearer ${merchant.apiKey}` } });
         assert.deepEqual(listed.paymentIntents, []);
         assert.ok(contentTypes.length > 0 && contentTypes.every((type) => protocol.contentType.test(type)), contentTypes.join(", "));

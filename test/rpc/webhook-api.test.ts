@@ -42,7 +42,7 @@ for (const protocol of rpcProtocols) {
         { url: "https://shop.example.com/hooks", eventTypes: ["payment_intent.succeeded"], description: "orders" },
         as(),
       );
-      assert.match(made.id, /^we_[0-9a-f-]{36}$/);
+      assert.match(made.id, /^we_test_[0-9a-f-]{36}$/);
       assert.match(made.secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
       assert.equal(made.url, "https://shop.example.com/hooks");
       assert.deepEqual(made.eventTypes, ["payment_intent.succeeded"]);

@@ -12,7 +12,7 @@ const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 /** Waits until the process has printed the demo banner, and returns the key in it. */
 async function demoKeyOf(server: ServerProcess): Promise<string> {
   for (let i = 0; i < 100 && !/API key \S+/.test(server.stdout()); i++) await new Promise((r) => setTimeout(r, 20));
-  const match = /No API_KEYS set: demo merchant "demo" with API key (sk_test_[A-Za-z0-9_-]{32})\n/.exec(server.stdout());
+  const match = /No API_KEYS set: demo merchant "demo" with API key (sk_test_[A-Za-z0-9]{36})\n/.exec(server.stdout());
   assert.ok(match, `no demo key in: ${server.stdout()}`);
   return match[1]!;
 }

@@ -4,7 +4,7 @@ import { paymentIntentListItemKeys, timestampPattern } from "../support/rest-cli
 import { startSandboxService, type SandboxService } from "../support/sandbox-service.js";
 
 const merchantIdPattern = /^mer_[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-const testKeyPattern = /^sk_test_[A-Za-z0-9_-]{43}$/;
+const testKeyPattern = /^sk_test_[A-Za-z0-9]{36}$/;
 const attemptKeys = ["id", "paymentIntentId", "amount", "paymentMethod", "outcome", "reference", "declineReason", "createdAt"];
 
 const badRequest = (message: string) => ({ status: 400, title: "Bad Request", message });

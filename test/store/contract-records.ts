@@ -41,7 +41,7 @@ export interface ContractContext {
    * every record's expiresAt, so no pending intent counts as lapsed unless a
    * test says so.
    */
-  listIntents(query: Omit<ListQuery, "now"> & { now?: Date }): Promise<PaymentIntentRecord[]>;
+  listIntents(query: Omit<ListQuery, "now" | "livemode"> & { now?: Date; livemode?: boolean }): Promise<PaymentIntentRecord[]>;
 }
 
 export const baseTime = Date.parse("2024-05-01T10:00:00.000Z");
@@ -66,6 +66,7 @@ export function intentRecord(overrides: Partial<PaymentIntentRecord> = {}): Paym
   return {
     id,
     merchantId: merchantA,
+    livemode: false,
     amount: 50_000n,
     totalAmount: 50_000n,
     currency: "NGN",
@@ -95,6 +96,7 @@ export function intentRecord(overrides: Partial<PaymentIntentRecord> = {}): Paym
 export function accountRecord(overrides: Partial<SettlementAccountRecord> = {}): SettlementAccountRecord {
   const createdAt = overrides.createdAt ?? at(0);
   return {
+    livemode: false,
     id: accountId(1),
     merchantId: merchantA,
     accountName: "Ada Ventures",

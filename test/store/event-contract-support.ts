@@ -71,7 +71,8 @@ const endpointIds = createIdGenerator(createSystemClock());
 /** An endpoint to register: of merchant A, every type, a fresh id and secret unless overridden. */
 export function newEndpoint(overrides: Partial<NewWebhookEndpoint> = {}): NewWebhookEndpoint {
   return {
-    id: endpointIds.webhookEndpointId(),
+    livemode: false,
+    id: endpointIds.webhookEndpointId(false),
     merchantId: contractMerchants.a,
     url: "https://hooks.example.com/payments",
     eventTypes: [],

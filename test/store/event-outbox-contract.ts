@@ -82,7 +82,7 @@ export function describeEventOutboxContract(name: string, makeStores: MakeEventS
     async function snapshot() {
       const endpoints = await h.endpoints.list(merchantA);
       return {
-        events: (await h.events.list({ merchantId: merchantA, limit: 1000 })).map((e) => e.id),
+        events: (await h.events.list({ livemode: false, merchantId: merchantA, limit: 1000 })).map((e) => e.id),
         commits: o.commits.length,
         deliveries: await Promise.all(endpoints.map(async (e) => (await deliveriesOf(e.id)).map((d) => d.id))),
       };
@@ -96,7 +96,7 @@ export function describeEventOutboxContract(name: string, makeStores: MakeEventS
       const ofB = await endpoint({ merchantId: merchantB });
       const record = await insert(1);
 
-      const events = await h.events.list({ merchantId: merchantA, limit: 10 });
+      const events = await h.events.list({ livemode: false, merchantId: merchantA, limit: 10 });
       assert.equal(events.length, 1);
       const event = events[0]!;
       assert.deepEqual(
@@ -110,6 +110,7 @@ export function describeEventOutboxContract(name: string, makeStores: MakeEventS
         timestamp: record.createdAt.toISOString(),
         data: o.getShape(view, record.createdAt),
         refund: null,
+        livemode: false,
       });
       assert.equal(JSON.parse(event.body).data.settlementAccount.id, account.id, "data shows the account a GET shows");
 
@@ -228,7 +229,7 @@ export function describeEventOutboxContract(name: string, makeStores: MakeEventS
         const commitsBefore = o.commits.length;
         const changedAt = await change(record);
 
-        const [event, ...earlier] = await h.events.list({ merchantId: merchantA, limit: 10 });
+        const [event, ...earlier] = await h.events.list({ livemode: false, merchantId: merchantA, limit: 10 });
         assert.deepEqual(earlier.map((e) => e.type), begun ? ["payment_intent.processing", "payment_intent.created"] : ["payment_intent.created"]);
         const created = earlier.at(-1)!;
         assert.ok(event);
@@ -238,7 +239,7 @@ export function describeEventOutboxContract(name: string, makeStores: MakeEventS
         );
         const view = (await h.intents.findWithAccount(merchantA, record.id))!;
         const body = JSON.parse(event.body) as { data: { status: string } };
-        assert.deepEqual(body, { id: event.id, type, timestamp: changedAt.toISOString(), data: o.getShape(view, changedAt), refund: null });
+        assert.deepEqual(body, { id: event.id, type, timestamp: changedAt.toISOString(), data: o.getShape(view, changedAt), refund: null, livemode: false });
         assert.equal(body.data.status, status);
         assert.deepEqual(
           o.commits.slice(commitsBefore).flat().map((e) => e.id),
@@ -300,10 +301,10 @@ export function describeEventOutboxContract(name: string, makeStores: MakeEventS
       assert.equal(await h.endpoints.delete(merchantA, deleted.id, at(3)), true);
 
       const second = await insert(2);
-      const [secondEvent] = await h.events.list({ merchantId: merchantA, limit: 1, paymentIntentId: second.id });
+      const [secondEvent] = await h.events.list({ livemode: false, merchantId: merchantA, limit: 1, paymentIntentId: second.id });
       assert.deepEqual(
         (await deliveriesOf(kept.id)).map((d) => d.eventId),
-        [secondEvent!.id, (await h.events.list({ merchantId: merchantA, limit: 1, paymentIntentId: first.id }))[0]!.id],
+        [secondEvent!.id, (await h.events.list({ livemode: false, merchantId: merchantA, limit: 1, paymentIntentId: first.id }))[0]!.id],
       );
       assert.deepEqual(
         (await deliveriesOf(gone.id)).map((d) => d.status),
@@ -326,7 +327,7 @@ export function describeEventOutboxContract(name: string, makeStores: MakeEventS
       await insert(3, { expiresAt: at(100) });
       const commitsBefore = o.commits.length;
       assert.equal((await h.intents.expireDue(at(20), 10)).length, 2);
-      const expired = await h.events.list({ merchantId: merchantA, limit: 10, type: "payment_intent.expired" });
+      const expired = await h.events.list({ livemode: false, merchantId: merchantA, limit: 10, type: "payment_intent.expired" });
       assert.deepEqual(expired.map((e) => e.paymentIntentId).sort(), [intentId(1), intentId(2)]);
       assert.deepEqual(
         o.commits.slice(commitsBefore).flat().map((e) => e.id).sort(),

@@ -33,7 +33,7 @@ export function describeEventStoreContract(name: string, makeStores: MakeEventSt
       return record;
     }
     const ids = (list: readonly EventRecord[]) => list.map((event) => event.id);
-    const all = (merchantId: string = merchantA) => events.list({ merchantId, limit: 1000 });
+    const all = (merchantId: string = merchantA) => events.list({ livemode: false, merchantId, limit: 1000 });
 
     it("lists a merchant's events newest first in keyset pages, equal times ordered by id", async () => {
       for (let n = 1; n <= 3; n++) await insert(n, { createdAt: at(1) });
@@ -51,7 +51,7 @@ export function describeEventStoreContract(name: string, makeStores: MakeEventSt
       const paged: EventRecord[] = [];
       let after: { createdAt: Date; id: string } | undefined;
       for (;;) {
-        const page = await events.list({ merchantId: merchantA, limit: 2, after });
+        const page = await events.list({ livemode: false, merchantId: merchantA, limit: 2, after });
         assert.ok(page.length <= 2);
         if (page.length === 0) break;
         paged.push(...page);
@@ -67,37 +67,37 @@ export function describeEventStoreContract(name: string, makeStores: MakeEventSt
       assert.ok(await intents.transition(merchantA, first.id, successOf(first, at(10))));
       assert.ok(await intents.cancel(merchantA, second.id, at(11)));
 
-      const created = await events.list({ merchantId: merchantA, limit: 10, type: "payment_intent.created" });
+      const created = await events.list({ livemode: false, merchantId: merchantA, limit: 10, type: "payment_intent.created" });
       assert.deepEqual(
         created.map((e) => e.paymentIntentId),
         [3, 2, 1].map(intentId),
       );
-      const succeeded = await events.list({ merchantId: merchantA, limit: 10, type: "payment_intent.succeeded" });
+      const succeeded = await events.list({ livemode: false, merchantId: merchantA, limit: 10, type: "payment_intent.succeeded" });
       assert.deepEqual(
         succeeded.map((e) => [e.type, e.paymentIntentId]),
         [["payment_intent.succeeded", first.id]],
       );
-      const ofFirst = await events.list({ merchantId: merchantA, limit: 10, paymentIntentId: first.id });
+      const ofFirst = await events.list({ livemode: false, merchantId: merchantA, limit: 10, paymentIntentId: first.id });
       assert.deepEqual(
         ofFirst.map((e) => e.type),
         ["payment_intent.succeeded", "payment_intent.created"],
       );
-      const both = await events.list({ merchantId: merchantA, limit: 10, paymentIntentId: second.id, type: "payment_intent.cancelled" });
+      const both = await events.list({ livemode: false, merchantId: merchantA, limit: 10, paymentIntentId: second.id, type: "payment_intent.cancelled" });
       assert.deepEqual(
         both.map((e) => [e.type, e.paymentIntentId]),
         [["payment_intent.cancelled", second.id]],
       );
-      const page1 = await events.list({ merchantId: merchantA, limit: 1, type: "payment_intent.created" });
-      const page2 = await events.list({ merchantId: merchantA, limit: 2, type: "payment_intent.created", after: page1[0]! });
+      const page1 = await events.list({ livemode: false, merchantId: merchantA, limit: 1, type: "payment_intent.created" });
+      const page2 = await events.list({ livemode: false, merchantId: merchantA, limit: 2, type: "payment_intent.created", after: page1[0]! });
       assert.deepEqual(ids([...page1, ...page2]), ids(created));
-      assert.deepEqual(await events.list({ merchantId: merchantA, limit: 10, paymentIntentId: intentId(99) }), []);
+      assert.deepEqual(await events.list({ livemode: false, merchantId: merchantA, limit: 10, paymentIntentId: intentId(99) }), []);
     });
 
     it("finds one event of the merchant with both renderings, never another merchant's", async () => {
       const record = await insert(1);
       const [event] = await all();
       assert.ok(event);
-      assert.match(event.id, /^evt_[0-9a-f-]{36}$/);
+      assert.match(event.id, /^evt_test_[0-9a-f-]{36}$/);
       assert.equal(event.merchantId, merchantA);
       assert.equal(event.type, "payment_intent.created");
       assert.equal(event.paymentIntentId, record.id);
@@ -201,7 +201,7 @@ export function describeEventStoreContract(name: string, makeStores: MakeEventSt
         (await all(merchantB)).map((e) => e.merchantId),
         [merchantB],
       );
-      assert.deepEqual(await events.list({ merchantId: merchantB, limit: 10, paymentIntentId: intentId(1) }), []);
+      assert.deepEqual(await events.list({ livemode: false, merchantId: merchantB, limit: 10, paymentIntentId: intentId(1) }), []);
     });
 
     it("deletes events recorded before a time, oldest first, with their ended deliveries, keeping one with a pending delivery", async () => {
@@ -232,7 +232,7 @@ export function describeEventStoreContract(name: string, makeStores: MakeEventSt
         [20, 3].map(intentId),
       );
       assert.deepEqual(await all(merchantB), []);
-      assert.equal(await events.list({ merchantId: merchantA, limit: 10, paymentIntentId: first.id }).then((l) => l.length), 0);
+      assert.equal(await events.list({ livemode: false, merchantId: merchantA, limit: 10, paymentIntentId: first.id }).then((l) => l.length), 0);
       // The succeeded delivery went with its event; the pending one and its event stay.
       const [endpoint] = await h.endpoints.list(merchantA);
       const deliveries = await h.endpoints.listDeliveries({ merchantId: merchantA, endpointId: endpoint!.id, limit: 10 });
@@ -240,7 +240,7 @@ export function describeEventStoreContract(name: string, makeStores: MakeEventSt
         deliveries!.map((d) => d.status),
         ["pending", "pending"],
       );
-      const [heldEvent] = await events.list({ merchantId: merchantA, limit: 1, paymentIntentId: held.id });
+      const [heldEvent] = await events.list({ livemode: false, merchantId: merchantA, limit: 1, paymentIntentId: held.id });
       assert.deepEqual(
         deliveries!.filter((d) => d.eventId === heldEvent!.id).map((d) => d.status),
         ["pending"],

@@ -39,12 +39,12 @@ export function listWithAccountsContract(c: ContractContext): void {
       });
       const ofB = await c.insertIntent({ id: intentId(4), merchantId: merchantB, clientReference: "b" });
 
-      assert.deepEqual(await c.intents.list({ merchantId: merchantA, limit: 10, now: at(0) }), [
+      assert.deepEqual(await c.intents.list({ livemode: false, merchantId: merchantA, limit: 10, now: at(0) }), [
         { intent: toTied, account: tied },
         { intent: plain, account: earliest },
         { intent: split, account: later },
       ]);
-      assert.deepEqual(await c.intents.list({ merchantId: merchantB, limit: 10, now: at(0) }), [{ intent: ofB, account: null }]);
+      assert.deepEqual(await c.intents.list({ livemode: false, merchantId: merchantB, limit: 10, now: at(0) }), [{ intent: ofB, account: null }]);
     });
 
     it("findWithAccount reads one intent with its account, deleted ones included, and nothing of another merchant", async () => {
@@ -64,7 +64,7 @@ export function listWithAccountsContract(c: ContractContext): void {
     it("returns copies: changing an item's account changes nothing stored", async () => {
       const { earliest } = await threeAccounts();
       await c.insertIntent({ id: intentId(1) });
-      const [item] = await c.intents.list({ merchantId: merchantA, limit: 1, now: at(0) });
+      const [item] = await c.intents.list({ livemode: false, merchantId: merchantA, limit: 1, now: at(0) });
       item!.account!.accountName = "mutated";
       item!.account!.createdAt.setTime(0);
       assert.deepEqual((await c.intents.findWithAccount(merchantA, intentId(1)))?.account, earliest);

@@ -11,11 +11,11 @@ describe("memory intent store: list cost", () => {
       const merchantId = i % 21 === 0 ? "measured" : `other-${i % 20}`;
       await intents.insert(intentRecord({ id: intentId(i + 1), merchantId, clientReference: `r-${i}`, createdAt: at(i) }));
     }
-    const first = await intents.list({ merchantId: "measured", limit: 50, now: at(0) });
+    const first = await intents.list({ livemode: false, merchantId: "measured", limit: 50, now: at(0) });
     assert.equal(first.length, 50);
     const cursor = { createdAt: first[49]!.intent.createdAt, id: first[49]!.intent.id };
 
-    const page = (i: number) => intents.list({ merchantId: "measured", limit: 50, now: at(0), after: i % 2 === 0 ? undefined : cursor });
+    const page = (i: number) => intents.list({ livemode: false, merchantId: "measured", limit: 50, now: at(0), after: i % 2 === 0 ? undefined : cursor });
     // Warm up first: what is measured is the steady state, not the compiler.
     for (let i = 0; i < 1_000; i++) await page(i);
     const rounds = 5_000;

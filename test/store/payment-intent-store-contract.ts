@@ -58,8 +58,8 @@ export function paymentIntentStoreContract(name: string, makeStores: () => Promi
      * every record's expiresAt, so no pending intent counts as lapsed unless a
      * test says so.
      */
-    async function listIntents(query: Omit<ListQuery, "now"> & { now?: Date }): Promise<PaymentIntentRecord[]> {
-      return (await intents.list({ now: at(0), ...query })).map((item) => item.intent);
+    async function listIntents(query: Omit<ListQuery, "now" | "livemode"> & { now?: Date; livemode?: boolean }): Promise<PaymentIntentRecord[]> {
+      return (await intents.list({ now: at(0), livemode: false, ...query })).map((item) => item.intent);
     }
 
     /** Inserts and asserts the insert happened, returning what was passed in. */

@@ -81,6 +81,7 @@ export function describeRefundStoreContract(name: string, makeStores: MakeRefund
       return {
         id: refundId(n),
         merchantId: intent.merchantId,
+        livemode: intent.livemode,
         paymentIntentId: intent.id,
         attemptId: attempt.id,
         amount: 1000n,
@@ -110,7 +111,7 @@ export function describeRefundStoreContract(name: string, makeStores: MakeRefund
     }
     const amountRefunded = async (intent: PaymentIntentRecord) => (await h.intents.findById(intent.merchantId, intent.id))!.amountRefunded;
     const eventsOf = async (intent: PaymentIntentRecord) =>
-      (await h.events.list({ merchantId: intent.merchantId, paymentIntentId: intent.id, limit: 100 })).filter((e) => e.type.startsWith("refund."));
+      (await h.events.list({ livemode: false, merchantId: intent.merchantId, paymentIntentId: intent.id, limit: 100 })).filter((e) => e.type.startsWith("refund."));
     const bodyOf = (event: { body: string }) => JSON.parse(event.body) as { type: string; data: { amountRefunded: string }; refund: Record<string, unknown> | null };
 
     describe("reserve", () => {

@@ -33,7 +33,7 @@ export function settlementAccountStoreContract(c: ContractContext): void {
       });
 
       assert.deepEqual(await c.accounts.insert(record, unlimited), { inserted: true, record });
-      assert.deepEqual(await c.accounts.listByMerchant({ merchantId: merchantA, limit: 100 }), [record]);
+      assert.deepEqual(await c.accounts.listByMerchant({ livemode: false, merchantId: merchantA, limit: 100 }), [record]);
       assert.deepEqual(await c.accounts.findByIds(merchantA, [record.id]), [record]);
     });
 
@@ -46,13 +46,13 @@ export function settlementAccountStoreContract(c: ContractContext): void {
       );
 
       assert.deepEqual(result, { inserted: false, existing: stored });
-      assert.deepEqual(await c.accounts.listByMerchant({ merchantId: merchantA, limit: 100 }), [stored]);
+      assert.deepEqual(await c.accounts.listByMerchant({ livemode: false, merchantId: merchantA, limit: 100 }), [stored]);
     });
 
     it("accepts the same account number at another bank", async () => {
       await c.insertAccount({ id: accountId(1), bankCode: "057", accountNumber: "0123456789" });
       await c.insertAccount({ id: accountId(2), bankCode: "058", accountNumber: "0123456789" });
-      assert.equal((await c.accounts.listByMerchant({ merchantId: merchantA, limit: 100 })).length, 2);
+      assert.equal((await c.accounts.listByMerchant({ livemode: false, merchantId: merchantA, limit: 100 })).length, 2);
     });
 
     it("accepts the same account for another merchant", async () => {
@@ -60,8 +60,8 @@ export function settlementAccountStoreContract(c: ContractContext): void {
       const ofB = accountRecord({ id: accountId(2), merchantId: merchantB });
 
       assert.deepEqual(await c.accounts.insert(ofB, unlimited), { inserted: true, record: ofB });
-      assert.deepEqual(await c.accounts.listByMerchant({ merchantId: merchantA, limit: 100 }), [ofA]);
-      assert.deepEqual(await c.accounts.listByMerchant({ merchantId: merchantB, limit: 100 }), [ofB]);
+      assert.deepEqual(await c.accounts.listByMerchant({ livemode: false, merchantId: merchantA, limit: 100 }), [ofA]);
+      assert.deepEqual(await c.accounts.listByMerchant({ livemode: false, merchantId: merchantB, limit: 100 }), [ofB]);
     });
 
     it("writes exactly one of 20 concurrent inserts of one account", async () => {
@@ -69,7 +69,7 @@ export function settlementAccountStoreContract(c: ContractContext): void {
         Array.from({ length: 20 }, (_, i) => c.accounts.insert(accountRecord({ id: accountId(100 + i) }), unlimited)),
       );
       assert.equal(results.filter((r) => r.inserted).length, 1);
-      assert.equal((await c.accounts.listByMerchant({ merchantId: merchantA, limit: 100 })).length, 1);
+      assert.equal((await c.accounts.listByMerchant({ livemode: false, merchantId: merchantA, limit: 100 })).length, 1);
     });
 
     it("listByMerchant orders newest first, then id desc, and shows only the merchant's accounts", async () => {
@@ -85,10 +85,10 @@ export function settlementAccountStoreContract(c: ContractContext): void {
       await c.insertAccount({ id: accountId(9), merchantId: merchantB, createdAt: at(99), accountNumber: accountNumber(9) });
 
       assert.deepEqual(
-        (await c.accounts.listByMerchant({ merchantId: merchantA, limit: 100 })).map((r) => r.id),
+        (await c.accounts.listByMerchant({ livemode: false, merchantId: merchantA, limit: 100 })).map((r) => r.id),
         [accountId(1), accountId(6), accountId(2), accountId(4)],
       );
-      assert.deepEqual(await c.accounts.listByMerchant({ merchantId: "merchant-without-rows", limit: 100 }), []);
+      assert.deepEqual(await c.accounts.listByMerchant({ livemode: false, merchantId: "merchant-without-rows", limit: 100 }), []);
     });
 
     it("findByIds returns the merchant's accounts among the ids, each once, leaving out unknown and foreign ids", async () => {
@@ -105,15 +105,15 @@ export function settlementAccountStoreContract(c: ContractContext): void {
     });
 
     it("findEarliest returns the merchant's first registered account, the lowest id on a tie", async () => {
-      assert.equal(await c.accounts.findEarliest(merchantA), undefined);
+      assert.equal(await c.accounts.findEarliest(merchantA, false), undefined);
       await c.insertAccount({ id: accountId(1), createdAt: at(30), accountNumber: accountNumber(1) });
       await c.insertAccount({ id: accountId(5), createdAt: at(10), accountNumber: accountNumber(5) });
       await c.insertAccount({ id: accountId(3), createdAt: at(10), accountNumber: accountNumber(3) });
       await c.insertAccount({ id: accountId(2), merchantId: merchantB, createdAt: at(1), accountNumber: accountNumber(2) });
 
-      assert.equal((await c.accounts.findEarliest(merchantA))?.id, accountId(3));
-      assert.equal((await c.accounts.findEarliest(merchantB))?.id, accountId(2));
-      assert.equal(await c.accounts.findEarliest("merchant-without-rows"), undefined);
+      assert.equal((await c.accounts.findEarliest(merchantA, false))?.id, accountId(3));
+      assert.equal((await c.accounts.findEarliest(merchantB, false))?.id, accountId(2));
+      assert.equal(await c.accounts.findEarliest("merchant-without-rows", false), undefined);
     });
 
     it("keeps what was stored when inserted or returned accounts are mutated", async () => {
@@ -123,14 +123,14 @@ export function settlementAccountStoreContract(c: ContractContext): void {
       assert.ok(result.inserted);
       mutateAccount(record);
       mutateAccount(result.record);
-      for (const row of await c.accounts.listByMerchant({ merchantId: merchantA, limit: 100 })) mutateAccount(row);
+      for (const row of await c.accounts.listByMerchant({ livemode: false, merchantId: merchantA, limit: 100 })) mutateAccount(row);
       for (const row of await c.accounts.findByIds(merchantA, [expected.id])) mutateAccount(row);
-      mutateAccount((await c.accounts.findEarliest(merchantA))!);
+      mutateAccount((await c.accounts.findEarliest(merchantA, false))!);
       const refused = await c.accounts.insert(accountRecord({ id: accountId(2) }), unlimited);
       assert.ok(!refused.inserted && "existing" in refused);
       mutateAccount(refused.existing);
 
-      assert.deepEqual(await c.accounts.listByMerchant({ merchantId: merchantA, limit: 100 }), [expected]);
+      assert.deepEqual(await c.accounts.listByMerchant({ livemode: false, merchantId: merchantA, limit: 100 }), [expected]);
     });
 
     it("listByMerchant pages newest first after a cursor, through every account exactly once, ties included", async () => {
@@ -145,7 +145,7 @@ export function settlementAccountStoreContract(c: ContractContext): void {
         const seen: string[] = [];
         let after: { createdAt: Date; id: string } | undefined;
         for (let pages = 0; pages < 10; pages++) {
-          const page = await c.accounts.listByMerchant({ merchantId: merchantA, limit, after });
+          const page = await c.accounts.listByMerchant({ livemode: false, merchantId: merchantA, limit, after });
           assert.ok(page.length <= limit);
           seen.push(...page.map((r) => r.id));
           const last = page[page.length - 1];
@@ -172,7 +172,7 @@ export function settlementAccountStoreContract(c: ContractContext): void {
       // The limit is per merchant.
       const ofB = accountRecord({ id: accountId(5), merchantId: merchantB, accountNumber: accountNumber(3) });
       assert.deepEqual(await c.accounts.insert(ofB, limits), { inserted: true, record: ofB });
-      assert.equal((await c.accounts.listByMerchant({ merchantId: merchantA, limit: 10 })).length, 2);
+      assert.equal((await c.accounts.listByMerchant({ livemode: false, merchantId: merchantA, limit: 10 })).length, 2);
     });
 
     it("lets no burst of concurrent inserts pass maxPerMerchant", async () => {
@@ -183,7 +183,7 @@ export function settlementAccountStoreContract(c: ContractContext): void {
       );
       assert.equal(results.filter((r) => r.inserted).length, 5);
       assert.equal(results.filter((r) => !r.inserted && "full" in r).length, 7);
-      assert.equal((await c.accounts.listByMerchant({ merchantId: merchantA, limit: 100 })).length, 5);
+      assert.equal((await c.accounts.listByMerchant({ livemode: false, merchantId: merchantA, limit: 100 })).length, 5);
     });
   });
 }

@@ -56,7 +56,7 @@ export function unstorableTextContract(c: ContractContext): void {
     it("refuses a settlement account with an unstorable name, writing nothing", async () => {
       await assertRefused(c.accounts.insert(accountRecord({ id: accountId(1), accountName: unstorable.nul }), unlimited));
       await assertRefused(c.accounts.insert(accountRecord({ id: accountId(2), bankName: unstorable.loneLow }), unlimited));
-      assert.deepEqual(await c.accounts.listByMerchant({ merchantId: merchantA, limit: 10 }), []);
+      assert.deepEqual(await c.accounts.listByMerchant({ livemode: false, merchantId: merchantA, limit: 10 }), []);
     });
 
     it("finds nothing by an unstorable id, token, reference or cursor, and changes nothing", async () => {
@@ -71,8 +71,8 @@ export function unstorableTextContract(c: ContractContext): void {
         assert.deepEqual(await c.listIntents({ merchantId: merchantA, limit: 10, clientReference: value }), []);
         assert.deepEqual(await c.listIntents({ merchantId: merchantA, limit: 10, after: { createdAt: at(99), id: value } }), []);
         assert.deepEqual(await c.accounts.findByIds(merchantA, [value]), []);
-        assert.equal(await c.accounts.findEarliest(value), undefined);
-        assert.deepEqual(await c.accounts.listByMerchant({ merchantId: value, limit: 10 }), []);
+        assert.equal(await c.accounts.findEarliest(value, false), undefined);
+        assert.deepEqual(await c.accounts.listByMerchant({ livemode: false, merchantId: value, limit: 10 }), []);
       }
       assert.deepEqual(await c.intents.findById(merchantA, stored.id), stored);
     });

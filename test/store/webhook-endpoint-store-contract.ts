@@ -40,7 +40,7 @@ export function describeWebhookEndpointStoreContract(name: string, makeStores: M
     async function insert(n: number, overrides: Partial<PaymentIntentRecord> = {}): Promise<EventRecord> {
       const record = intentRecord({ id: intentId(n), clientReference: `order-${n}`, createdAt: at(n), ...overrides });
       assert.equal((await h.intents.insert(record)).inserted, true);
-      const [event] = await h.events.list({ merchantId: record.merchantId, limit: 1, paymentIntentId: record.id });
+      const [event] = await h.events.list({ livemode: false, merchantId: record.merchantId, limit: 1, paymentIntentId: record.id });
       return event!;
     }
     const claimAll = (now = farFuture) => h.queue.claim({ now, owner: "contract", leaseMs: 60_000, limit: 100, perEndpointLimit: 100 });
@@ -51,6 +51,7 @@ export function describeWebhookEndpointStoreContract(name: string, makeStores: M
       const input = newEndpoint({ eventTypes: ["payment_intent.succeeded", "payment_intent.failed"], description: "orders", createdAt: at(1) });
       const result = await endpoints.create(input, 10);
       const expected: WebhookEndpointRecord = {
+        livemode: false,
         id: input.id,
         merchantId: merchantA,
         url: input.url,

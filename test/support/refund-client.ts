@@ -16,9 +16,21 @@ import {
 export type { RefundJson };
 
 /** Keys every refund answer has, in the order the API writes them. */
-export const refundKeys = ["id", "paymentIntentId", "amount", "status", "reason", "clientReference", "failureReason", "createdAt", "updatedAt", "meta"] as const;
+export const refundKeys = [
+  "id",
+  "paymentIntentId",
+  "amount",
+  "status",
+  "reason",
+  "clientReference",
+  "failureReason",
+  "createdAt",
+  "updatedAt",
+  "meta",
+  "livemode",
+] as const;
 
-export const refundIdPattern = /^rf_[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+export const refundIdPattern = /^rf_test_[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 /** The test card whose payment succeeds and whose refunds the test-mode processor fails. */
 export const refundsFailCard = "4000 0000 0000 5126";

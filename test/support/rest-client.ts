@@ -55,6 +55,8 @@ export const paymentIntentKeys = [
   "amountRefunded",
   // Issue 19's lifecycle: the customer's next action while requires_action, else null.
   "nextAction",
+  // Issue 23's modes: true for an intent made with a live key.
+  "livemode",
 ] as const;
 
 /** Keys a list item may carry (§4.2 and the note under §2.4). */
@@ -72,10 +74,11 @@ export const settlementAccountKeys = [
   "bankCode",
   "createdAt",
   "updatedAt",
+  "livemode",
 ] as const;
 
-export const paymentIntentIdPattern = /^pi_[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-export const settlementAccountIdPattern = /^sa_[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+export const paymentIntentIdPattern = /^pi_test_[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+export const settlementAccountIdPattern = /^sa_test_[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 /** RFC 3339 UTC with milliseconds, as the issue fixes it. */
 export const timestampPattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 

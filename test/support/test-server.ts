@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { ApiKeyVerifier } from "../../src/auth/api-key-verifier.js";
+import { newApiKey } from "../../src/auth/api-key-format.js";
 import { readConfig, type SettingName } from "../../src/config.js";
 import type { HttpRoute } from "../../src/http/http-route.js";
 import type { Clock } from "../../src/lib/clock.js";
@@ -24,8 +25,10 @@ import { createTestDatabase } from "./postgres.js";
 export interface TestServer extends ListeningServer {
   /** REST root: url + basePath, e.g. http://127.0.0.1:41234/v1 */
   readonly restUrl: string;
-  /** API keys by merchant id: "merchantA" and "merchantB" always exist. */
+  /** API keys by merchant id: "merchantA" and "merchantB" always exist. Test-mode keys of today's format. */
   readonly keys: Record<string, string>;
+  /** Live-mode keys (sk_live_, the current format) of merchantA and merchantB. */
+  readonly liveKeys: Record<string, string>;
   /** Authorization header value for a merchant. */
   bearer(merchantId?: string): string;
   /** The running service: its stores, readiness, metrics and webhooks, as composeService built them. */
@@ -110,6 +113,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     merchantA: `sk_test_${randomBytes(18).toString("base64url")}`,
     merchantB: `sk_test_${randomBytes(18).toString("base64url")}`,
   };
+  const liveKeys: Record<string, string> = { merchantA: newApiKey("live"), merchantB: newApiKey("live") };
   const basePath = options.basePath ?? "/v1";
   const onPostgres = Boolean(options.databaseUrl) || ((options.store ?? testStoreKind) === "postgres" && !options.intents && !options.accounts);
   const database = !onPostgres ? undefined : options.databaseUrl ? { url: options.databaseUrl, drop: async () => {} } : await createTestDatabase();
@@ -118,7 +122,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     HOST: "127.0.0.1",
     PORT: "0",
     BASE_PATH: basePath,
-    API_KEYS: Object.entries(keys)
+    API_KEYS: [...Object.entries(keys), ...Object.entries(liveKeys)]
       .map(([merchantId, key]) => `${merchantId}:${key}`)
       .join(","),
     // "paystack" is offered by its key, as in production: a stand-in's URL, or a closed port.
@@ -184,6 +188,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       })()),
     restUrl: `${running.server.url}${basePath}`,
     keys,
+    liveKeys,
     bearer: (merchantId = "merchantA") => `Bearer ${keys[merchantId]}`,
     service: running,
     intents: stores.intents,

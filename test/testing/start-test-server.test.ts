@@ -32,7 +32,7 @@ describe("startTestServer (payment-intents/testing)", () => {
     assert.notEqual(server.url, "http://127.0.0.1:0");
     assert.equal(server.baseUrl, `${server.url}/v1`);
     assert.match(server.merchantId, /^mer_/);
-    assert.match(server.apiKey, /^sk_test_[A-Za-z0-9_-]{43}$/);
+    assert.match(server.apiKey, /^sk_test_[A-Za-z0-9]{36}$/);
     assert.deepEqual((await rest(server, "GET", "/v2/payment-intents")).body, { paymentIntents: [] });
     // Checkout links point at the port the server got.
     const intent = await createIntent(server);

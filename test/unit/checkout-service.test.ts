@@ -94,7 +94,7 @@ describe("payment lifecycle (service layer, injected clock)", () => {
       amount: 50_000n,
       customerEmail: "ada@example.com",
       clientReference: reference,
-    }));
+    }), false);
     return { id: intent.id, token: intent.checkoutLink.split("/").pop()! };
   }
 
@@ -195,7 +195,7 @@ describe("payment lifecycle (service layer, injected clock)", () => {
       customerEmail: "ada@example.com",
       clientReference: "card-only",
       paymentMethod: ["card"],
-    }));
+    }), false);
     await assert.rejects(
       checkout.pay(intent.checkoutLink.split("/").pop()!, { method: "ussd" }),
       (e: ConnectError) => e.code === Code.InvalidArgument,
@@ -214,7 +214,7 @@ describe("payment lifecycle (service layer, injected clock)", () => {
     assert.equal((await checkout.pay(token, { method: "ussd" })).kind, "not-payable");
     assert.deepEqual(await intents.listAttempts("m1", id), []);
     assert.deepEqual(transitions, ["pending>expired"]);
-    assert.equal((await api.get("m1", id)).status, "expired");
+    assert.equal((await api.get("m1", id, false)).status, "expired");
   });
 
   it("pending → expired by the sweep for intents nobody reads", async () => {
@@ -233,14 +233,14 @@ describe("payment lifecycle (service layer, injected clock)", () => {
   it("a list filtered by status never shows a lapsed intent as pending", async () => {
     await newIntent();
     clock.advance(day);
-    assert.deepEqual((await api.list("m1", create(ListPaymentIntentsRequestSchema, { pageSize: 10, status: "pending" }))).paymentIntents, []);
-    const expired = await api.list("m1", create(ListPaymentIntentsRequestSchema, { pageSize: 10, status: "expired" }));
+    assert.deepEqual((await api.list("m1", create(ListPaymentIntentsRequestSchema, { pageSize: 10, status: "pending" }), false)).paymentIntents, []);
+    const expired = await api.list("m1", create(ListPaymentIntentsRequestSchema, { pageSize: 10, status: "expired" }), false);
     assert.equal(expired.paymentIntents.length, 1);
   });
 
   it("pending → cancelled by delete; then the page shows cancelled and refuses payment", async () => {
     const { id, token } = await newIntent();
-    await api.delete("m1", id);
+    await api.delete("m1", id, false);
     assert.deepEqual(transitions, ["pending>cancelled"]);
     const view = await checkout.view(token);
     assert.equal(view.intent.status, "cancelled");
@@ -252,10 +252,10 @@ describe("payment lifecycle (service layer, injected clock)", () => {
   it("refuses to delete a successful or expired intent with FailedPrecondition", async () => {
     const paid = await newIntent("paid");
     await checkout.pay(paid.token, { method: "paystack" });
-    await assert.rejects(api.delete("m1", paid.id), (e: ConnectError) => e.code === Code.FailedPrecondition && /successful/.test(e.rawMessage));
+    await assert.rejects(api.delete("m1", paid.id, false), (e: ConnectError) => e.code === Code.FailedPrecondition && /successful/.test(e.rawMessage));
     const lapsed = await newIntent("lapsed");
     clock.advance(day);
-    await assert.rejects(api.delete("m1", lapsed.id), (e: ConnectError) => e.code === Code.FailedPrecondition && /expired/.test(e.rawMessage));
+    await assert.rejects(api.delete("m1", lapsed.id, false), (e: ConnectError) => e.code === Code.FailedPrecondition && /expired/.test(e.rawMessage));
   });
 
   it("two tabs paying at once: exactly one successful attempt", async () => {
@@ -280,7 +280,7 @@ describe("payment lifecycle (service layer, injected clock)", () => {
     const url = `https://pay.example.com/checkout/test-3ds/${result.attempt.id}`;
     assert.equal(result.intent.status, "requires_action");
     assert.equal(result.intent.nextActionUrl, url);
-    assert.deepEqual((await api.get("m1", id)).nextAction, { $typeName: "payments.v2.NextAction", type: "redirect", url });
+    assert.deepEqual((await api.get("m1", id, false)).nextAction, { $typeName: "payments.v2.NextAction", type: "redirect", url });
     assert.equal(processor.decide(result.attempt.id, true), `https://pay.example.com/checkout/${token}/return?attempt=${result.attempt.id}`);
     const back = await checkout.returned(token, result.attempt.id);
     assert.equal(back?.attempt.outcome, "succeeded");
@@ -296,7 +296,7 @@ describe("payment lifecycle (service layer, injected clock)", () => {
     assert.equal(await statusOf(id), "processing");
     // Not payable again, nor deletable, while the outcome is open.
     assert.equal((await checkout.pay(token, { method: "card", card: goodCard })).kind, "not-payable");
-    await assert.rejects(api.delete("m1", id), (e: ConnectError) => e.code === Code.FailedPrecondition && /processing/.test(e.rawMessage));
+    await assert.rejects(api.delete("m1", id, false), (e: ConnectError) => e.code === Code.FailedPrecondition && /processing/.test(e.rawMessage));
     const attemptId = result.kind === "attempted" ? result.attempt.id : "";
     const back = await checkout.returned(token, attemptId);
     assert.equal(back?.intent.status, "successful");

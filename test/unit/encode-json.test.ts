@@ -60,6 +60,8 @@ describe("createRestEncoders", () => {
       updatedAt: null,
       amountRefunded: null,
       nextAction: null,
+      // An optional bool left unset renders null, as every field with presence.
+      livemode: null,
     });
   });
 
@@ -91,6 +93,7 @@ describe("createRestEncoders", () => {
       // An optional int64 set to 0 is present, as a string: amountRefunded is "0" before any refund.
       amountRefunded: "0",
       nextAction: null,
+      livemode: null,
     });
   });
 
@@ -105,6 +108,7 @@ describe("createRestEncoders", () => {
       ...account,
       createdAt: "2024-05-01T10:00:00.000Z",
       updatedAt: "2024-05-01T10:00:01.050Z",
+      livemode: null,
     });
   });
 

@@ -4,6 +4,7 @@ import type { EventRecord } from "../../src/domain/event.js";
 import { createEventNotifier } from "../../src/service/event-notifier.js";
 
 const event = (id: string, merchantId: string): EventRecord => ({
+  livemode: false,
   id,
   merchantId,
   type: "payment_intent.created",

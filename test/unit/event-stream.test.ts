@@ -78,7 +78,7 @@ describe("createEventStreams", () => {
     const streams = createEventStreams({ events: stores.events, pollIntervalMs: 20 });
     const aborter = new AbortController();
     const first = await stores.created("m");
-    const stream = streams.stream("m", request({ afterEventId: first.id }), aborter.signal);
+    const stream = streams.stream("m", request({ afterEventId: first.id }), aborter.signal, false);
     const pending = next(stream);
     await new Promise((resolve) => setTimeout(resolve, 60));
     const later = await stores.succeeded("m", first.paymentIntentId);
@@ -93,10 +93,10 @@ describe("createEventStreams", () => {
     const pollIntervalMs = 60_000;
     const streams = createEventStreams({ events: stores.events, notifier: stores.notifier, pollIntervalMs, maxPerMerchant: 1, closing: closing.signal });
     const client = new AbortController();
-    const one = streams.stream("m", request(), client.signal);
+    const one = streams.stream("m", request(), client.signal, false);
     const waiting = one.next();
     await new Promise((resolve) => setTimeout(resolve, 20));
-    await assert.rejects(streams.stream("m", request(), new AbortController().signal).next(), (error: unknown) => {
+    await assert.rejects(streams.stream("m", request(), new AbortController().signal, false).next(), (error: unknown) => {
       assert.ok(error instanceof ConnectError);
       assert.equal(error.code, Code.ResourceExhausted);
       return true;
@@ -106,7 +106,7 @@ describe("createEventStreams", () => {
     assert.equal((await waiting).done, true);
     assert.ok(Date.now() - startedAt < pollIntervalMs / 2, "the stream waited for its poll interval");
 
-    const two = streams.stream("m", request(), new AbortController().signal);
+    const two = streams.stream("m", request(), new AbortController().signal, false);
     const waitingTwo = two.next();
     await new Promise((resolve) => setTimeout(resolve, 20));
     closing.abort();
@@ -118,9 +118,9 @@ describe("createEventStreams", () => {
     const stores = recordingStores();
     const streams = createEventStreams({ events: stores.events, notifier: stores.notifier, maxPerMerchant: 1 });
     const signal = new AbortController().signal;
-    await assert.rejects(streams.stream("m", request({ afterEventId: "evt_x" }), signal).next(), /event evt_x not found/);
+    await assert.rejects(streams.stream("m", request({ afterEventId: "evt_x" }), signal, false).next(), /event evt_x not found/);
     const aborter = new AbortController();
-    const open = streams.stream("m", request(), aborter.signal);
+    const open = streams.stream("m", request(), aborter.signal, false);
     const pending = open.next();
     const event = await stores.created("m");
     assert.equal(((await pending).value as Event).id, event.id);

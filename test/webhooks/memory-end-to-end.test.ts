@@ -45,7 +45,7 @@ describe("webhooks end to end (memory stores)", () => {
   async function register(url: string, merchantId = merchant.merchantId) {
     const secret = generateWebhookSecret();
     const result = await service.running.webhooks.endpoints.create(
-      { id: ids.webhookEndpointId(), merchantId, url, eventTypes: [], description: null, secret, createdAt: new Date() },
+      { livemode: false, id: ids.webhookEndpointId(false), merchantId, url, eventTypes: [], description: null, secret, createdAt: new Date() },
       16,
     );
     assert.ok(result.created);
@@ -119,10 +119,10 @@ describe("webhooks end to end (memory stores)", () => {
     const event = new Webhook(endpoint.secret).verify(got.body, got.headers as Record<string, string>) as Record<string, any>;
     const get = await service.call("GET", `/v2/payment-intents/${intent.id}`, { key: merchant.apiKey });
     assert.equal(get.status, 200);
-    assert.deepEqual(Object.keys(event), ["id", "type", "timestamp", "data", "refund"]);
+    assert.deepEqual(Object.keys(event), ["id", "type", "timestamp", "data", "refund", "livemode"]);
     assert.equal(event.type, "payment_intent.created");
     assert.equal(event.refund, null);
-    assert.match(event.id, /^evt_[0-9a-f-]{36}$/);
+    assert.match(event.id, /^evt_test_[0-9a-f-]{36}$/);
     assert.equal(event.timestamp, get.body.createdAt);
     assert.deepEqual(event.data, get.body);
 
@@ -184,7 +184,7 @@ describe("webhooks end to end (memory stores)", () => {
       const r = await receiver(() => "hang");
       const secret = generateWebhookSecret();
       const created = await stopping.running.webhooks.endpoints.create(
-        { id: ids.webhookEndpointId(), merchantId: owner.merchantId, url: r.url, eventTypes: [], description: null, secret, createdAt: new Date() },
+        { livemode: false, id: ids.webhookEndpointId(false), merchantId: owner.merchantId, url: r.url, eventTypes: [], description: null, secret, createdAt: new Date() },
         16,
       );
       assert.ok(created.created);

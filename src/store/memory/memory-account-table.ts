@@ -10,10 +10,12 @@ import { insertInCreationOrder } from "./creation-order.js";
 export interface MemoryAccountTable {
   /** The merchant's account with this id. */
   find(merchantId: string, id: string): SettlementAccountRecord | undefined;
-  /** The merchant's accounts, oldest first by (createdAt, id). */
-  ofMerchant(merchantId: string): readonly SettlementAccountRecord[];
-  /** The merchant's account with this bank code and account number. */
-  findByBankAccount(merchantId: string, bankCode: string, accountNumber: string): SettlementAccountRecord | undefined;
+  /** The merchant's accounts of the mode, oldest first by (createdAt, id). */
+  ofMerchant(merchantId: string, livemode: boolean): readonly SettlementAccountRecord[];
+  /** How many accounts the merchant has, in both modes (the cap counts them all). */
+  countOfMerchant(merchantId: string): number;
+  /** The merchant's account of the mode with this bank code and account number. */
+  findByBankAccount(merchantId: string, livemode: boolean, bankCode: string, accountNumber: string): SettlementAccountRecord | undefined;
   add(record: SettlementAccountRecord): void;
 }
 
@@ -23,19 +25,23 @@ export function createMemoryAccountTable(): MemoryAccountTable {
   const byId = new Map<string, SettlementAccountRecord>();
   const byMerchant = new Map<string, SettlementAccountRecord[]>();
   const byBankAccount = new Map<string, SettlementAccountRecord>();
-  const bankKey = (merchantId: string, bankCode: string, accountNumber: string) => `${merchantId}\u0000${bankCode}\u0000${accountNumber}`;
+  const bankKey = (merchantId: string, livemode: boolean, bankCode: string, accountNumber: string) =>
+    `${merchantId}\u0000${livemode}\u0000${bankCode}\u0000${accountNumber}`;
+  const modeKey = (merchantId: string, livemode: boolean) => `${merchantId}\u0000${livemode}`;
   return {
     find(merchantId, id) {
       const found = byId.get(id);
       return found && found.merchantId === merchantId ? found : undefined;
     },
-    ofMerchant: (merchantId) => byMerchant.get(merchantId) ?? none,
-    findByBankAccount: (merchantId, bankCode, accountNumber) => byBankAccount.get(bankKey(merchantId, bankCode, accountNumber)),
+    ofMerchant: (merchantId, livemode) => byMerchant.get(modeKey(merchantId, livemode)) ?? none,
+    countOfMerchant: (merchantId) => (byMerchant.get(modeKey(merchantId, false))?.length ?? 0) + (byMerchant.get(modeKey(merchantId, true))?.length ?? 0),
+    findByBankAccount: (merchantId, livemode, bankCode, accountNumber) => byBankAccount.get(bankKey(merchantId, livemode, bankCode, accountNumber)),
     add(record) {
       byId.set(record.id, record);
-      byBankAccount.set(bankKey(record.merchantId, record.bankCode, record.accountNumber), record);
-      let accounts = byMerchant.get(record.merchantId);
-      if (!accounts) byMerchant.set(record.merchantId, (accounts = []));
+      byBankAccount.set(bankKey(record.merchantId, record.livemode, record.bankCode, record.accountNumber), record);
+      const key = modeKey(record.merchantId, record.livemode);
+      let accounts = byMerchant.get(key);
+      if (!accounts) byMerchant.set(key, (accounts = []));
       insertInCreationOrder(accounts, record, (account) => account);
     },
   };

@@ -9,6 +9,7 @@ import { compareCreation, insertInCreationOrder } from "./creation-order.js";
 export interface MemoryEndpointEntry {
   id: string;
   merchantId: string;
+  livemode: boolean;
   url: string;
   /** Empty: every type. */
   eventTypes: EventType[];

@@ -43,11 +43,13 @@ export function createMemoryEventRecorder(outbox: EventOutbox, tables: MemoryWeb
         merchantId: after.intent.merchantId,
         type,
         paymentIntentId: after.intent.id,
+        livemode: after.intent.livemode,
         createdAt: new Date(rendered.createdAt),
       };
       events.add(event);
       for (const endpoint of endpoints.ofMerchant(event.merchantId)) {
-        if (!takesEventType(endpoint, type) || queue.endpoint(endpoint.id)?.status !== "enabled") continue;
+        // An endpoint receives only its own mode's events (issue 23, §1).
+        if (endpoint.livemode !== event.livemode || !takesEventType(endpoint, type) || queue.endpoint(endpoint.id)?.status !== "enabled") continue;
         queue.enqueue({ id: outbox.deliveryId(), eventId: event.id, eventType: type, endpointId: endpoint.id, body: event.body, createdAt: event.createdAt });
       }
       return event;

@@ -37,7 +37,7 @@ export function createMemoryEventStore(table: MemoryEventTable, queue: Pick<Memo
       const page: EventRecord[] = [];
       for (let i = start - 1; i >= 0 && page.length < query.limit; i--) {
         const event = source[i]!;
-        if (query.type === undefined || event.type === query.type) page.push(copyEvent(event));
+        if (event.livemode === query.livemode && (query.type === undefined || event.type === query.type)) page.push(copyEvent(event));
       }
       return page;
     },

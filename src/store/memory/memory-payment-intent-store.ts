@@ -112,7 +112,9 @@ export function createMemoryPaymentIntentStore(options: MemoryPaymentIntentStore
     });
     return run;
   }
-  const referenceKey = (merchantId: string, clientReference: string) => `${merchantId}\u0000${clientReference}`;
+  // A clientReference is unique within a merchant's mode: test and live never collide.
+  const referenceKey = (merchantId: string, livemode: boolean, clientReference: string) => `${merchantId}\u0000${livemode}\u0000${clientReference}`;
+  // Meta entries are indexed per merchant, both modes together: the list keeps its own mode's.
   const metaKey = (merchantId: string, entry: MetaEntry) => `${merchantId}\u0000${entry.name}\u0000${entry.value}`;
 
   function ownSlot(merchantId: string, id: string): Slot | undefined {
@@ -155,7 +157,7 @@ export function createMemoryPaymentIntentStore(options: MemoryPaymentIntentStore
   /** The account a list item shows (§2.4), as the PostgreSQL list query joins it. */
   function accountOf(record: PaymentIntentRecord): SettlementAccountRecord | null {
     const first = record.splits[0];
-    const account = first ? accounts.find(record.merchantId, first.settlementAccountId) : accounts.ofMerchant(record.merchantId)[0];
+    const account = first ? accounts.find(record.merchantId, first.settlementAccountId) : accounts.ofMerchant(record.merchantId, record.livemode)[0];
     return account ? copyAccount(account) : null;
   }
 
@@ -183,7 +185,7 @@ export function createMemoryPaymentIntentStore(options: MemoryPaymentIntentStore
 
     async insert(record): Promise<InsertResult> {
       checkStorableText(intentTexts(record));
-      const key = referenceKey(record.merchantId, record.clientReference);
+      const key = referenceKey(record.merchantId, record.livemode, record.clientReference);
       const existing = byReference.get(key);
       if (existing) return { inserted: false, existing: copy(existing.record) };
       // As the primary key and unique constraints do in PostgreSQL: an id
@@ -227,9 +229,12 @@ export function createMemoryPaymentIntentStore(options: MemoryPaymentIntentStore
       const now = query.now.getTime();
       const meta = query.meta ?? [];
       const shown = (record: PaymentIntentRecord) =>
-        record.deletedAt === null && hasListedStatus(record, query.status, now) && meta.every((want) => record.meta.some((e) => e.name === want.name && e.value === want.value));
+        record.livemode === query.livemode &&
+        record.deletedAt === null &&
+        hasListedStatus(record, query.status, now) &&
+        meta.every((want) => record.meta.some((e) => e.name === want.name && e.value === want.value));
       if (query.clientReference !== undefined) {
-        const slot = byReference.get(referenceKey(query.merchantId, query.clientReference));
+        const slot = byReference.get(referenceKey(query.merchantId, query.livemode, query.clientReference));
         if (!slot || !shown(slot.record) || query.limit < 1) return [];
         if (query.after && compareCreation(slot.record, query.after) >= 0) return [];
         return [withAccount(slot.record)];

@@ -13,16 +13,16 @@ export function createMemorySettlementAccountStore(table: MemoryAccountTable = c
   return {
     async insert(record, limits) {
       checkStorableText([record.id, record.merchantId, record.accountName, record.accountNumber, record.bankName, record.bankCode]);
-      const existing = table.findByBankAccount(record.merchantId, record.bankCode, record.accountNumber);
+      const existing = table.findByBankAccount(record.merchantId, record.livemode, record.bankCode, record.accountNumber);
       if (existing) return { inserted: false, existing: copyAccount(existing) };
-      if (table.ofMerchant(record.merchantId).length >= limits.maxPerMerchant) return { inserted: false, full: true };
+      if (table.countOfMerchant(record.merchantId) >= limits.maxPerMerchant) return { inserted: false, full: true };
       table.add(copyAccount(record));
       return { inserted: true, record: copyAccount(record) };
     },
 
     async listByMerchant(query) {
       if (query.after && !isStorableText(query.after.id)) return [];
-      const accounts = table.ofMerchant(query.merchantId);
+      const accounts = table.ofMerchant(query.merchantId, query.livemode);
       const start = query.after ? firstNotBefore(accounts, (a) => a, query.after) : accounts.length;
       const page = [];
       for (let i = start - 1; i >= 0 && page.length < query.limit; i--) page.push(copyAccount(accounts[i]!));
@@ -38,8 +38,8 @@ export function createMemorySettlementAccountStore(table: MemoryAccountTable = c
       return found;
     },
 
-    async findEarliest(merchantId) {
-      const earliest = table.ofMerchant(merchantId)[0];
+    async findEarliest(merchantId, livemode) {
+      const earliest = table.ofMerchant(merchantId, livemode)[0];
       return earliest && copyAccount(earliest);
     },
   };

@@ -29,6 +29,7 @@ export function createMemoryWebhookEndpointStore(options: MemoryWebhookEndpointS
     return {
       id: entry.id,
       merchantId: entry.merchantId,
+      livemode: entry.livemode,
       url: entry.url,
       eventTypes: [...entry.eventTypes],
       description: entry.description,
@@ -51,6 +52,7 @@ export function createMemoryWebhookEndpointStore(options: MemoryWebhookEndpointS
       const entry: MemoryEndpointEntry = {
         id: endpoint.id,
         merchantId: endpoint.merchantId,
+        livemode: endpoint.livemode,
         url: endpoint.url,
         eventTypes: [...endpoint.eventTypes],
         description: endpoint.description,
@@ -109,7 +111,7 @@ export function createMemoryWebhookEndpointStore(options: MemoryWebhookEndpointS
       }
       const deliveries = endpoints
         .ofMerchant(request.merchantId)
-        .filter((entry) => takesEventType(entry, event.type) && queue.endpoint(entry.id)!.status === "enabled")
+        .filter((entry) => entry.livemode === event.livemode && takesEventType(entry, event.type) && queue.endpoint(entry.id)!.status === "enabled")
         .map((entry) => enqueue(event, entry.id, request.at, request.deliveryId));
       return { kind: "queued", deliveries };
     },

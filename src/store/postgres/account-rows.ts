@@ -14,8 +14,12 @@ export function accountColumns(t: string): string {
     `${t}.bank_code`,
     epochMs(`${t}.created_at`),
     epochMs(`${t}.updated_at`),
+    `${t}.livemode`,
   ].join(", ");
 }
+
+/** How many columns accountColumns yields. */
+export const accountColumnCount = 9;
 
 /** Reads accountColumns starting at start; null when the account's id is null (an outer join found none). */
 export function readAccount(row: readonly (string | null)[], start = 0): SettlementAccountRecord | null {
@@ -30,5 +34,6 @@ export function readAccount(row: readonly (string | null)[], start = 0): Settlem
     bankCode: row[start + 5]!,
     createdAt: parseEpochMs(row[start + 6]!),
     updatedAt: parseEpochMs(row[start + 7]!),
+    livemode: row[start + 8] === "t",
   };
 }

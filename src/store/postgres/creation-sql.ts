@@ -9,6 +9,7 @@ import {
   insertValues,
   insertValuesTyped,
   intentColumns,
+  livemodeParameter,
   merchantParameter,
   referenceParameter,
 } from "./intent-sql.js";
@@ -20,19 +21,20 @@ import { textArrayParam } from "./sql-values.js";
  * context is remembered (event-context-cache.ts), so its event is rendered
  * before the statement is sent. In the statement's one snapshot it checks
  * that the remembered context holds (the list item's account: the first
- * split's, else the merchant's earliest; the set of enabled endpoints taking
- * the type), and only then inserts the intent, its splits, its event and
- * the event's deliveries; an intent the insert did not write (a replay: ON
- * CONFLICT DO NOTHING, no error) records nothing. An endpoint or account
+ * split's, else the merchant's earliest of the intent's mode; the set of
+ * enabled endpoints of that mode taking the type), and only then inserts
+ * the intent, its splits, its event and the event's deliveries; an intent
+ * the insert did not write (a replay: ON CONFLICT DO NOTHING, no error)
+ * records nothing. An endpoint or account
  * committed after the snapshot is as concurrent as one made after the
  * commit. When the context does not hold, nothing is written, and the store
  * creates again the long way, reading it.
  *
  * One row: holds?, inserted?, then the intent stored under the reference if
  * this snapshot sees one (a replay). Parameters: insertIntent's (insertValues),
- * then the outbox's recordText's twelve (the events', the deliveries'), then
- * the account id expected (null: none), the event type, and the endpoint ids
- * expected.
+ * then the outbox's recordText's thirteen (the events', the deliveries', the
+ * events' modes), then the account id expected (null: none), the event type,
+ * and the endpoint ids expected.
  */
 /** $n after the create's own parameters: n = 1 is the first of recordText's. */
 const p = (n: number) => `$${insertParameterCount + n}`;
@@ -40,21 +42,23 @@ const createWithEventText = `
   with verdict as materialized (
     select
       coalesce(${firstSplitAccount},
-        (select f.id from settlement_accounts f where f.merchant_id = ${merchantParameter} order by f.created_at, f.id limit 1))
-        is not distinct from ${p(13)} as account_holds,
+        (select f.id from settlement_accounts f
+          where f.merchant_id = ${merchantParameter} and f.livemode = ${livemodeParameter}::boolean order by f.created_at, f.id limit 1))
+        is not distinct from ${p(14)} as account_holds,
       coalesce((select array_agg(w.id) from webhook_endpoints w
-        where w.merchant_id = ${merchantParameter} and w.status = 'enabled' and w.deleted_at is null
-          and (cardinality(w.event_types) = 0 or ${p(14)} = any(w.event_types))), '{}') as endpoint_ids
+        where w.merchant_id = ${merchantParameter} and w.livemode = ${livemodeParameter}::boolean and w.status = 'enabled' and w.deleted_at is null
+          and (cardinality(w.event_types) = 0 or ${p(15)} = any(w.event_types))), '{}') as endpoint_ids
   ), decision as materialized (
-    select account_holds and endpoint_ids @> ${p(15)}::text[] and endpoint_ids <@ ${p(15)}::text[] as holds from verdict
+    select account_holds and endpoint_ids @> ${p(16)}::text[] and endpoint_ids <@ ${p(16)}::text[] as holds from verdict
   ), inserted as (
     insert into payment_intents (${insertColumns})
     select ${insertValuesTyped} where (select holds from decision)
-    on conflict (merchant_id, client_reference) do nothing
+    on conflict (merchant_id, livemode, client_reference) do nothing
     returning id, merchant_id
   ), ${insertSplitsCte}, recorded as (
-    insert into events (merchant_id, id, type, payment_intent_id, created_at, payload, body)
-    select e.* from unnest(${p(1)}::text[], ${p(2)}::text[], ${p(3)}::text[], ${p(4)}::text[], ${p(5)}::timestamptz[], ${p(6)}::bytea[], ${p(7)}::text[]) as e
+    insert into events (merchant_id, id, type, payment_intent_id, created_at, payload, body, livemode)
+    select e.* from unnest(${p(1)}::text[], ${p(2)}::text[], ${p(3)}::text[], ${p(4)}::text[], ${p(5)}::timestamptz[], ${p(6)}::bytea[], ${p(7)}::text[],
+      ${p(13)}::boolean[]) as e
     where exists (select 1 from inserted)
   ), delivered as (
     insert into webhook_deliveries (merchant_id, id, event_id, endpoint_id, status, next_attempt_at, created_at, updated_at)
@@ -64,7 +68,8 @@ const createWithEventText = `
   )
   select (select holds from decision), exists (select 1 from inserted), ${intentColumns("pi")}
   from (values (1)) as one (x)
-  left join payment_intents pi on pi.merchant_id = ${merchantParameter} and pi.client_reference = ${referenceParameter}`;
+  left join payment_intents pi
+    on pi.merchant_id = ${merchantParameter} and pi.livemode = ${livemodeParameter}::boolean and pi.client_reference = ${referenceParameter}`;
 
 /** createWithEvent is the one-statement create of change's intent with its event, as change's remembered context expects. */
 export function createWithEvent(outbox: EventOutbox, change: EventChange): { step: StatementStep; events: EventRecord[] } {

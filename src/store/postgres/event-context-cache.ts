@@ -30,6 +30,9 @@ export interface EventContextCacheOptions {
   now?: () => number;
 }
 
+/** Endpoints and the earliest account are remembered per merchant and mode: an intent sees only its mode's. */
+const modeKey = (intent: { merchantId: string; livemode: boolean }) => `${intent.merchantId}\u0000${intent.livemode}`;
+
 export function createEventContextCache(options: EventContextCacheOptions = {}): EventContextCache {
   const settings = { ttlMs: options.ttlMs ?? 60_000, maxEntries: options.maxEntries ?? 10_000, now: options.now ?? (() => performance.now()) };
   const endpoints = createBoundedTtlCache<EventContext["endpoints"]>(settings);
@@ -39,22 +42,24 @@ export function createEventContextCache(options: EventContextCacheOptions = {}):
 
   return {
     forCreation(record) {
-      const known = endpoints.get(record.merchantId);
+      const known = endpoints.get(modeKey(record));
       if (!known) return undefined;
-      const accountId = record.splits[0]?.settlementAccountId ?? earliest.get(record.merchantId);
+      const accountId = record.splits[0]?.settlementAccountId ?? earliest.get(modeKey(record));
       if (accountId === undefined) return undefined;
       if (accountId === null) return { account: null, endpoints: known };
       const account = accounts.get(accountId);
       return account && { account, endpoints: known };
     },
     learn(intent, context) {
-      endpoints.set(intent.merchantId, context.endpoints);
+      endpoints.set(modeKey(intent), context.endpoints);
       if (context.account) accounts.set(context.account.id, context.account);
-      if (intent.splits.length === 0) earliest.set(intent.merchantId, context.account?.id ?? null);
+      if (intent.splits.length === 0) earliest.set(modeKey(intent), context.account?.id ?? null);
     },
     forget(merchantId) {
-      endpoints.delete(merchantId);
-      earliest.delete(merchantId);
+      for (const livemode of [false, true]) {
+        endpoints.delete(modeKey({ merchantId, livemode }));
+        earliest.delete(modeKey({ merchantId, livemode }));
+      }
     },
   };
 }

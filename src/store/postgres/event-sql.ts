@@ -3,7 +3,7 @@ import type { PaymentIntentRecord } from "../../domain/payment-intent.js";
 import type { RefundRecord } from "../../domain/refund.js";
 import type { SettlementAccountRecord } from "../../domain/settlement-account.js";
 import type { EventOutbox } from "../event-store.js";
-import { accountColumns, readAccount } from "./account-rows.js";
+import { accountColumnCount, accountColumns, readAccount } from "./account-rows.js";
 import type { StatementStep } from "./statement-pipeline.js";
 import { epochMs, parseEpochMs, textArrayParam, timestampParam } from "./sql-values.js";
 
@@ -26,11 +26,12 @@ export function eventColumns(t: string): string {
     `encode(${t}.payload, 'hex')`,
     `${t}.body`,
     `${t}.xid::text || ':' || ${t}.seq::text`,
+    `${t}.livemode`,
   ].join(", ");
 }
 
 /** How many columns eventColumns yields. */
-export const eventColumnCount = 8;
+export const eventColumnCount = 9;
 
 export function readEvent(row: Row, start = 0): EventRecord {
   return {
@@ -41,6 +42,7 @@ export function readEvent(row: Row, start = 0): EventRecord {
     createdAt: parseEpochMs(row[start + 4]!),
     payload: new Uint8Array(Buffer.from(row[start + 5]!, "hex")),
     body: row[start + 6]!,
+    livemode: row[start + 8] === "t",
   };
 }
 
@@ -67,18 +69,18 @@ export function eventContextJoin(t: string, firstSplitAccount?: string): string 
     select ${accountColumns("a")} from settlement_accounts a
     where a.merchant_id = ${t}.merchant_id
       and a.id = coalesce(${first},
-        (select f.id from settlement_accounts f where f.merchant_id = ${t}.merchant_id order by f.created_at, f.id limit 1))
+        (select f.id from settlement_accounts f where f.merchant_id = ${t}.merchant_id and f.livemode = ${t}.livemode order by f.created_at, f.id limit 1))
   ) acc on true`;
 }
 
 /** The columns of eventContextJoin, then the endpoints (alias t again). */
 export function eventContextColumns(t: string): string {
   return `acc.*, (select json_agg(json_build_array(w.id, w.event_types)) from webhook_endpoints w
-    where w.merchant_id = ${t}.merchant_id and w.status = 'enabled' and w.deleted_at is null)`;
+    where w.merchant_id = ${t}.merchant_id and w.livemode = ${t}.livemode and w.status = 'enabled' and w.deleted_at is null)`;
 }
 
 /** How many columns eventContextColumns yields. */
-export const eventContextColumnCount = 9;
+export const eventContextColumnCount = 10;
 
 /** EventContext: what eventContextColumns read. */
 export interface EventContext {
@@ -87,7 +89,7 @@ export interface EventContext {
 }
 
 export function readEventContext(row: Row, start: number): EventContext {
-  const endpoints = row[start + 8];
+  const endpoints = row[start + accountColumnCount];
   return {
     account: readAccount(row, start),
     endpoints: endpoints ? (JSON.parse(endpoints) as [string, string[]][]).map(([id, eventTypes]) => ({ id, eventTypes })) : [],
@@ -114,13 +116,15 @@ export interface EventChange {
  */
 const recordText = `
   with recorded as (
-    insert into events (merchant_id, id, type, payment_intent_id, created_at, payload, body)
-    select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::bytea[], $7::text[])
+    insert into events (merchant_id, id, type, payment_intent_id, created_at, payload, body, livemode)
+    select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::bytea[], $7::text[], $13::boolean[])
   )
   insert into webhook_deliveries (merchant_id, id, event_id, endpoint_id, status, next_attempt_at, created_at, updated_at)
   select d.merchant_id, d.id, d.event_id, d.endpoint_id, 'pending', d.at, d.at, d.at
   from unnest($8::text[], $9::text[], $10::text[], $11::text[], $12::timestamptz[]) as d (merchant_id, id, event_id, endpoint_id, at)
   join webhook_endpoints w on w.merchant_id = d.merchant_id and w.id = d.endpoint_id and w.status = 'enabled' and w.deleted_at is null`;
+/** The events' modes, a boolean[]: recordText's $13. */
+const modesParam = (events: readonly EventRecord[]) => `{${events.map((e) => String(e.livemode)).join(",")}}`;
 
 /** A delivery the outbox makes: one event for one endpoint. */
 interface NewDeliveryRow {
@@ -142,6 +146,7 @@ export function render(outbox: EventOutbox, changes: readonly EventChange[]): { 
       merchantId: change.intent.merchantId,
       type: change.type,
       paymentIntentId: change.intent.id,
+      livemode: change.intent.livemode,
     };
     events.push(event);
     for (const endpoint of change.context.endpoints) {
@@ -152,7 +157,7 @@ export function render(outbox: EventOutbox, changes: readonly EventChange[]): { 
   return { events, deliveries };
 }
 
-/** The values of recordText ($1–$12): the events' columns, then the deliveries'. */
+/** The values of recordText ($1–$13): the events' columns, then the deliveries', then the events' modes. */
 export function recordValues(events: readonly EventRecord[], deliveries: readonly NewDeliveryRow[]): (string | null)[] {
   return [
     textArrayParam(events.map((e) => e.merchantId)),
@@ -167,6 +172,7 @@ export function recordValues(events: readonly EventRecord[], deliveries: readonl
     textArrayParam(deliveries.map((d) => d.eventId)),
     textArrayParam(deliveries.map((d) => d.endpointId)),
     textArrayParam(deliveries.map((d) => timestampParam(d.at))),
+    modesParam(events),
   ];
 }
 

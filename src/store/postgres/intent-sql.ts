@@ -52,11 +52,12 @@ export function intentColumns(t: string): string {
     `${t}.amount_refunded`,
     `${t}.next_action_url`,
     `${t}.meta`,
+    `${t}.livemode`,
   ].join(", ");
 }
 
 /** How many columns intentColumns yields. */
-export const intentColumnCount = 21;
+export const intentColumnCount = 22;
 
 /** Reads intentColumns starting at start. */
 export function readIntent(row: Row, start = 0): PaymentIntentRecord {
@@ -91,6 +92,7 @@ export function readIntent(row: Row, start = 0): PaymentIntentRecord {
     amountRefunded: BigInt(row[start + 18]!),
     nextActionUrl: row[start + 19] ?? null,
     meta: readMeta(row[start + 20]!),
+    livemode: row[start + 21] === "t",
   };
 }
 
@@ -159,10 +161,13 @@ const itemAccountJoin = `
     where a.merchant_id = pi.merchant_id
       and a.id = coalesce(
         (select s.settlement_account_id from payment_intent_splits s where s.merchant_id = pi.merchant_id and s.payment_intent_id = pi.id and s.position = 0),
-        (select e.id from earliest e))
+        (select e.id from earliest e where e.livemode = pi.livemode))
   ) acc on true`;
+/** The merchant's earliest account of each mode: two index probes. */
 const earliestCte = `earliest as materialized (
-    select id from settlement_accounts where merchant_id = $1 order by created_at, id limit 1
+    (select id, livemode from settlement_accounts where merchant_id = $1 and not livemode order by created_at, id limit 1)
+    union all
+    (select id, livemode from settlement_accounts where merchant_id = $1 and livemode order by created_at, id limit 1)
   )`;
 
 /**
@@ -199,6 +204,7 @@ const insertedColumns = [
   ["expires_at", "timestamptz"],
   ["deleted_at", "timestamptz"],
   ["meta", "jsonb"],
+  ["livemode", "boolean"],
 ] as const;
 
 const parameterOf = (column: (typeof insertedColumns)[number][0]) => `$${insertedColumns.findIndex(([name]) => name === column) + 1}`;
@@ -214,9 +220,10 @@ const splitAccounts = `$${insertedColumns.length + 1}`;
 const splitAmounts = `$${insertedColumns.length + 2}`;
 /** The parameter of the create's first split's account (null without splits). */
 export const firstSplitAccount = `(${splitAccounts}::text[])[1]`;
-/** The parameters of the merchant and the clientReference. */
+/** The parameters of the merchant, the clientReference and the mode (a clientReference is unique within a merchant's mode). */
 export const merchantParameter = parameterOf("merchant_id");
 export const referenceParameter = parameterOf("client_reference");
+export const livemodeParameter = parameterOf("livemode");
 
 /**
  * The rows beside the intents in CTE `inserted`: its splits, from the
@@ -238,13 +245,14 @@ const insertTextOf = (withEventContext: boolean) => `
   with inserted as (
     insert into payment_intents (${insertColumns})
     values (${insertPlaceholders})
-    on conflict (merchant_id, client_reference) do nothing
+    on conflict (merchant_id, livemode, client_reference) do nothing
     returning id, merchant_id
   ), ${insertSplitsCte}
   select exists (select 1 from inserted), ${intentColumns("pi")}${withEventContext ? `, ${eventContextColumns("ctx")}` : ""}
-  from (values (${merchantParameter}::text)) as ctx (merchant_id)
+  from (values (${merchantParameter}::text, ${livemodeParameter}::boolean)) as ctx (merchant_id, livemode)
   ${withEventContext ? eventContextJoin("ctx", firstSplitAccount) : ""}
-  left join payment_intents pi on pi.merchant_id = ${merchantParameter} and pi.client_reference = ${referenceParameter}`;
+  left join payment_intents pi
+    on pi.merchant_id = ${merchantParameter} and pi.livemode = ${livemodeParameter}::boolean and pi.client_reference = ${referenceParameter}`;
 const insertText = insertTextOf(false);
 const insertWithEventContextText = insertTextOf(true);
 
@@ -281,6 +289,7 @@ export function insertValues(record: PaymentIntentRecord): (string | null)[] {
       timestampParam(record.expiresAt),
       nullableTimestampParam(record.deletedAt),
       metaParam(record.meta),
+      String(record.livemode),
       textArrayParam(record.splits.map((s) => s.settlementAccountId)),
       bigintArrayParam(record.splits.map((s) => s.splitAmount)),
   ];
@@ -289,10 +298,11 @@ export function insertValues(record: PaymentIntentRecord): (string | null)[] {
 const byIdText = `select ${intentColumns("pi")} from payment_intents pi where pi.merchant_id = $1 and pi.id = $2`;
 export const findById = (merchantId: string, id: string): StatementStep => ({ text: byIdText, values: [merchantId, id] });
 
-const byReferenceText = `select ${intentColumns("pi")} from payment_intents pi where pi.merchant_id = $1 and pi.client_reference = $2`;
-export const findByReference = (merchantId: string, reference: string): StatementStep => ({
+const byReferenceText = `select ${intentColumns("pi")} from payment_intents pi where pi.merchant_id = $1 and pi.livemode = $3 and pi.client_reference = $2`;
+/** A clientReference is unique within a merchant's mode: test and live never collide. */
+export const findByReference = (merchantId: string, livemode: boolean, reference: string): StatementStep => ({
   text: byReferenceText,
-  values: [merchantId, reference],
+  values: [merchantId, reference, String(livemode)],
 });
 
 const byRoutedTokenText = `select ${intentColumns("pi")} from payment_intents pi where pi.merchant_id = $1 and pi.checkout_token = $2`;
@@ -331,17 +341,18 @@ const listTexts = new Map<ListShape, string>();
  * filter's rows of the merchant, in the list's order, through
  * payment_intent_meta_filter_idx (created_at there is the intent's, so the
  * cursor is its index condition), each joined to its intent by primary key,
- * the other filters as EXISTS on the same table's primary key. Parameters:
- * $1 merchant, $2 limit, then (when present) reference, status or now,
- * each meta filter's name and value, cursor time and id.
+ * the other filters as EXISTS on the same table's primary key; the mode is
+ * checked on the intent (payment_intent_meta has no mode column). Parameters:
+ * $1 merchant, $2 limit, $3 mode, then (when present) reference, status or
+ * now, each meta filter's name and value, cursor time and id.
  */
 function listText(shape: ListShape): string {
   let text = listTexts.get(shape);
   if (text) return text;
   const [byReference, after, status, metaFilters] = shape.split("|") as [string, string, string, string];
   const filters = Number(metaFilters);
-  const conditions = ["pi.merchant_id = $1", "pi.deleted_at is null"];
-  let n = 2;
+  const conditions = ["pi.merchant_id = $1", "pi.livemode = $3", "pi.deleted_at is null"];
+  let n = 3;
   if (byReference === "true") conditions.push(`pi.client_reference = $${++n}`);
   if (status === "equals") conditions.push(`pi.status = $${++n}`);
   // A lapsed pending intent is expired to every reader (README, Checkout and the payment lifecycle).
@@ -374,7 +385,7 @@ function listText(shape: ListShape): string {
 
 export function listIntents(query: ListQuery): StatementStep {
   const status = query.status === undefined ? "none" : query.status === "pending" || query.status === "expired" ? query.status : "equals";
-  const values: (string | null)[] = [query.merchantId, String(query.limit)];
+  const values: (string | null)[] = [query.merchantId, String(query.limit), String(query.livemode)];
   if (query.clientReference !== undefined) values.push(query.clientReference);
   if (status === "equals") values.push(query.status!);
   if (status === "pending" || status === "expired") values.push(timestampParam(query.now));

@@ -1,5 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
 import { hashApiKey } from "../../auth/hash-api-key.js";
+import { modeOfKey } from "../../auth/api-key-format.js";
 import type { Principal } from "../../domain/principal.js";
 import type { Clock } from "../../lib/clock.js";
 import type { ApiKeyRecord, ApiKeyStore } from "../api-key-store.js";
@@ -72,7 +73,7 @@ export function createPostgresApiKeyStore(db: Database, options: PostgresApiKeyS
   });
 
   /** lookUp asks the database about a key's hash and caches the answer, known or unknown. */
-  async function lookUp(hash: string): Promise<Principal | undefined> {
+  async function lookUp(hash: string, key: string): Promise<Principal | undefined> {
     const [result] = await db.run(false, [{ text: verifyText, values: [hash] }]);
     const row = result!.rows[0];
     // The lookup is by hash, so its timing says nothing about the key;
@@ -81,7 +82,7 @@ export function createPostgresApiKeyStore(db: Database, options: PostgresApiKeyS
       unknown.set(hash, true);
       return undefined;
     }
-    const principal = { merchantId: row[1]!, merchantName: row[2]! };
+    const principal = { merchantId: row[1]!, merchantName: row[2]!, livemode: modeOfKey(key) === "live" };
     known.set(hash, principal);
     return { ...principal };
   }
@@ -95,13 +96,13 @@ export function createPostgresApiKeyStore(db: Database, options: PostgresApiKeyS
       const cached = known.get(hash);
       if (cached) return { ...cached };
       if (unknown.get(hash)) return undefined;
-      return lookUp(hash);
+      return lookUp(hash, key);
     },
 
     async recheck(key) {
       const hash = hashApiKey(key).toString("hex");
       known.delete(hash);
-      return lookUp(hash);
+      return lookUp(hash, key);
     },
 
     async ensureMerchant(merchantId, name) {

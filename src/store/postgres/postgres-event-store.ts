@@ -34,14 +34,15 @@ const listTexts = new Map<ListShape, string>();
  * The keyset page, newest first, its conditions fixed per shape (as the
  * intents' list) so the plan reads events_merchant_created_idx, or
  * events_merchant_intent_idx for one intent's events. Parameters: $1
- * merchant, $2 limit, then (when present) type, intent id, cursor time and id.
+ * merchant, $2 limit, $3 mode, then (when present) type, intent id, cursor
+ * time and id.
  */
 function listText(shape: ListShape): string {
   let text = listTexts.get(shape);
   if (text) return text;
   const [byType, byIntent, after] = shape.split("|");
-  const conditions = ["e.merchant_id = $1"];
-  let n = 2;
+  const conditions = ["e.merchant_id = $1", "e.livemode = $3"];
+  let n = 3;
   if (byType === "true") conditions.push(`e.type = $${++n}`);
   if (byIntent === "true") conditions.push(`e.payment_intent_id = $${++n}`);
   if (after === "true") conditions.push(`(e.created_at, e.id) < ($${++n}::timestamptz, $${++n})`);
@@ -165,7 +166,7 @@ export function createPostgresEventStore(db: Database): EventStore {
       if (!isStorableText(query.merchantId) || !isStorableText(query.paymentIntentId ?? "") || !isStorableText(query.after?.id ?? "")) {
         return [];
       }
-      const values: (string | null)[] = [query.merchantId, String(query.limit)];
+      const values: (string | null)[] = [query.merchantId, String(query.limit), String(query.livemode)];
       if (query.type !== undefined) values.push(query.type);
       if (query.paymentIntentId !== undefined) values.push(query.paymentIntentId);
       if (query.after) values.push(timestampParam(query.after.createdAt), query.after.id);

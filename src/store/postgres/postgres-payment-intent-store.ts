@@ -118,7 +118,7 @@ export function createPostgresPaymentIntentStore(db: Database, options: Postgres
           if (row[0] === "t") {
             // A replay: nothing written.
             if (row[2] !== null) return { inserted: false, existing: sql.readIntent(row, 2) };
-            const existing = await readOne(sql.findByReference(record.merchantId, record.clientReference));
+            const existing = await readOne(sql.findByReference(record.merchantId, record.livemode, record.clientReference));
             return { inserted: false, existing: conflicting(record, existing) };
           }
           // The context changed, and nothing was written: again, reading it.
@@ -136,7 +136,7 @@ export function createPostgresPaymentIntentStore(db: Database, options: Postgres
           }
           // A replay wrote nothing: the transaction is rolled back.
           if (row[1] !== null) return { inserted: false, existing: sql.readIntent(row, 1) };
-          const [again] = await tx.run([sql.findByReference(record.merchantId, record.clientReference)]);
+          const [again] = await tx.run([sql.findByReference(record.merchantId, record.livemode, record.clientReference)]);
           return { inserted: false, existing: conflicting(record, first(again!.rows, (r) => sql.readIntent(r))) };
         });
       }
@@ -147,7 +147,7 @@ export function createPostgresPaymentIntentStore(db: Database, options: Postgres
       // The reference was taken by a create that committed after this
       // statement's snapshot was taken (ON CONFLICT waited for it): a new
       // statement sees it. The one case of a second round trip.
-      const existing = await readOne(sql.findByReference(record.merchantId, record.clientReference));
+      const existing = await readOne(sql.findByReference(record.merchantId, record.livemode, record.clientReference));
       return { inserted: false, existing: conflicting(record, existing) };
     },
 

@@ -21,12 +21,12 @@ const accountLockNamespace = 7_246_339;
 const insertText = `
   with existing as (
     select ${accountColumns("a")} from settlement_accounts a
-    where a.merchant_id = $2 and a.bank_code = $6 and a.account_number = $4
+    where a.merchant_id = $2 and a.livemode = $10 and a.bank_code = $6 and a.account_number = $4
   ), counted as (
     select count(*) as n from settlement_accounts where merchant_id = $2
   ), inserted as (
-    insert into settlement_accounts (id, merchant_id, account_name, account_number, bank_name, bank_code, created_at, updated_at)
-    select $1, $2, $3, $4, $5, $6, $7::timestamptz, $8::timestamptz
+    insert into settlement_accounts (id, merchant_id, account_name, account_number, bank_name, bank_code, created_at, updated_at, livemode)
+    select $1, $2, $3, $4, $5, $6, $7::timestamptz, $8::timestamptz, $10
     where not exists (select 1 from existing) and (select n from counted) < $9::int8
     returning id
   )
@@ -36,13 +36,13 @@ const lockText = `select pg_advisory_xact_lock(${accountLockNamespace}, hashtext
 
 const pageText = (after: boolean) => `
   select ${accountColumns("a")} from settlement_accounts a
-  where a.merchant_id = $1 ${after ? "and (a.created_at, a.id) < ($3::timestamptz, $4)" : ""}
+  where a.merchant_id = $1 and a.livemode = $3 ${after ? "and (a.created_at, a.id) < ($4::timestamptz, $5)" : ""}
   order by a.created_at desc, a.id desc
   limit $2`;
 const firstPageText = pageText(false);
 const nextPageText = pageText(true);
 const byIdsText = `select ${accountColumns("a")} from settlement_accounts a where a.merchant_id = $1 and a.id = any($2::text[])`;
-const earliestText = `select ${accountColumns("a")} from settlement_accounts a where a.merchant_id = $1 order by a.created_at, a.id limit 1`;
+const earliestText = `select ${accountColumns("a")} from settlement_accounts a where a.merchant_id = $1 and a.livemode = $2 order by a.created_at, a.id limit 1`;
 
 /** createPostgresSettlementAccountStore keeps settlement accounts in PostgreSQL. */
 export function createPostgresSettlementAccountStore(db: Database): SettlementAccountStore {
@@ -65,6 +65,7 @@ export function createPostgresSettlementAccountStore(db: Database): SettlementAc
             timestampParam(record.createdAt),
             timestampParam(record.updatedAt),
             String(limits.maxPerMerchant),
+            String(record.livemode),
           ],
         },
       ]);
@@ -77,8 +78,8 @@ export function createPostgresSettlementAccountStore(db: Database): SettlementAc
     async listByMerchant(query) {
       if (!isStorableText(query.merchantId) || (query.after && !isStorableText(query.after.id))) return [];
       const step = query.after
-        ? { text: nextPageText, values: [query.merchantId, String(query.limit), timestampParam(query.after.createdAt), query.after.id] }
-        : { text: firstPageText, values: [query.merchantId, String(query.limit)] };
+        ? { text: nextPageText, values: [query.merchantId, String(query.limit), String(query.livemode), timestampParam(query.after.createdAt), query.after.id] }
+        : { text: firstPageText, values: [query.merchantId, String(query.limit), String(query.livemode)] };
       const [result] = await db.run(false, [step]);
       return read(result!.rows);
     },
@@ -90,9 +91,9 @@ export function createPostgresSettlementAccountStore(db: Database): SettlementAc
       return read(result!.rows);
     },
 
-    async findEarliest(merchantId) {
+    async findEarliest(merchantId, livemode) {
       if (!isStorableText(merchantId)) return undefined;
-      const [result] = await db.run(false, [{ text: earliestText, values: [merchantId] }]);
+      const [result] = await db.run(false, [{ text: earliestText, values: [merchantId, String(livemode)] }]);
       return result!.rows[0] ? readAccount(result!.rows[0])! : undefined;
     },
   };

@@ -23,8 +23,8 @@ const lockText = `select pg_advisory_xact_lock(${endpointLockNamespace}, hashtex
 
 /** Inside the lock (taken by the statement before it, so this snapshot sees every registration committed before). */
 const insertText = `
-  insert into webhook_endpoints as w (merchant_id, id, url, event_types, description, status, secrets, created_at, updated_at)
-  select $1, $2, $3, $4::text[], $5, 'enabled', $6::jsonb, $7::timestamptz, $7::timestamptz
+  insert into webhook_endpoints as w (merchant_id, id, url, event_types, description, status, secrets, created_at, updated_at, livemode)
+  select $1, $2, $3, $4::text[], $5, 'enabled', $6::jsonb, $7::timestamptz, $7::timestamptz, $9
   where (select count(*) from webhook_endpoints where merchant_id = $1 and deleted_at is null) < $8::int8
   returning ${endpointColumns("w")}`;
 
@@ -82,6 +82,7 @@ const oneEndpointText = `select id, status from webhook_endpoints where merchant
 const takingEndpointsText = `
   select id from webhook_endpoints
   where merchant_id = $1 and status = 'enabled' and deleted_at is null
+    and livemode = (select e.livemode from events e where e.merchant_id = $1 and e.id = $2)
     and (cardinality(event_types) = 0 or (select e.type from events e where e.merchant_id = $1 and e.id = $2) = any(event_types))
   order by created_at, id`;
 /** Fresh deliveries, due at once, to endpoints still enabled and not deleted. */
@@ -130,6 +131,7 @@ export function createPostgresWebhookEndpointStore(db: Database, options: Postgr
             secrets,
             timestampParam(endpoint.createdAt),
             String(maxPerMerchant),
+            String(endpoint.livemode),
           ],
         },
       ]);

@@ -32,11 +32,12 @@ export function refundColumns(t: string): string {
     epochMs(`${t}.updated_at`),
     epochMs(`${t}.check_after`),
     `${t}.meta`,
+    `${t}.livemode`,
   ].join(", ");
 }
 
 /** How many columns refundColumns yields. */
-export const refundColumnCount = 16;
+export const refundColumnCount = 17;
 
 export function readRefund(row: Row, start = 0): RefundRecord {
   return {
@@ -56,6 +57,7 @@ export function readRefund(row: Row, start = 0): RefundRecord {
     updatedAt: parseEpochMs(row[start + 13]!),
     checkAfter: parseNullableEpochMs(row[start + 14] ?? null),
     meta: readMeta(row[start + 15]!),
+    livemode: row[start + 16] === "t",
   };
 }
 
@@ -77,8 +79,8 @@ export const findForProcessor = (id: string): StatementStep => ({ text: forProce
 
 const insertText = `
   insert into refunds (merchant_id, id, payment_intent_id, attempt_id, amount, status, reason, client_reference, request_fingerprint,
-    failure_reason, processor, processor_reference, created_at, updated_at, check_after, meta)
-  values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16::jsonb)`;
+    failure_reason, processor, processor_reference, created_at, updated_at, check_after, meta, livemode)
+  values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16::jsonb, $17)`;
 /** The reservation's insert: a plain one, so a key taken meanwhile (another intent's refund) fails it and rolls it back. */
 export function insertRefund(refund: RefundRecord): StatementStep {
   return {
@@ -100,6 +102,7 @@ export function insertRefund(refund: RefundRecord): StatementStep {
       timestampParam(refund.updatedAt),
       nullableTimestampParam(refund.checkAfter),
       metaParam(refund.meta),
+      String(refund.livemode),
     ],
   };
 }

@@ -25,6 +25,7 @@ export function endpointColumns(t: string): string {
     `${t}.disabled_reason`,
     epochMs(`${t}.created_at`),
     epochMs(`${t}.updated_at`),
+    `${t}.livemode`,
   ].join(", ");
 }
 
@@ -39,6 +40,7 @@ export function readEndpoint(row: Row, start = 0): WebhookEndpointRecord {
     disabledReason: (row[start + 6] ?? null) as DisabledReason | null,
     createdAt: parseEpochMs(row[start + 7]!),
     updatedAt: parseEpochMs(row[start + 8]!),
+    livemode: row[start + 9] === "t",
   };
 }
 

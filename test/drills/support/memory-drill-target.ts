@@ -21,9 +21,9 @@ export function memoryDrillTarget(server: TestServer): DrillTarget {
       b: { id: "merchantB", key: server.keys["merchantB"]! },
     },
     storedReferences: async (merchantId) =>
-      (await server.intents.list({ merchantId, limit: Number.MAX_SAFE_INTEGER, now: new Date() })).map(({ intent }) => intent.clientReference),
+      (await server.intents.list({ livemode: false, merchantId, limit: Number.MAX_SAFE_INTEGER, now: new Date() })).map(({ intent }) => intent.clientReference),
     storedAccounts: async (merchantId) =>
-      (await server.accounts.listByMerchant({ merchantId, limit: Number.MAX_SAFE_INTEGER })).map((account) => account.id),
+      (await server.accounts.listByMerchant({ livemode: false, merchantId, limit: Number.MAX_SAFE_INTEGER })).map((account) => account.id),
     storedEndpoints: async (merchantId) => (await server.recordedWebhooks.endpoints.list(merchantId)).map((endpoint) => endpoint.id),
     // The server runs in this process: if it had crashed, so would the test.
     alive: () => !closed,

@@ -12,8 +12,9 @@ export function createLiveIntents(clock: Clock, ids: IdGenerator) {
   return (overrides: Partial<PaymentIntentRecord> & Pick<PaymentIntentRecord, "clientReference">): PaymentIntentRecord => {
     const now = clock.now();
     return {
-      id: ids.paymentIntentId(),
+      id: ids.paymentIntentId(false),
       merchantId: "merchantA",
+      livemode: false,
       amount: 10_000n,
       totalAmount: 10_000n,
       currency: "NGN",

@@ -6,6 +6,7 @@ import { Migration20261126110000_refunds } from "./Migration20261126110000_refun
 import { Migration20261126120000_merchant_keys } from "./Migration20261126120000_merchant_keys.js";
 import { Migration20261126130000_attempt_lifecycle } from "./Migration20261126130000_attempt_lifecycle.js";
 import { Migration20261126140000_delivery_leases } from "./Migration20261126140000_delivery_leases.js";
+import { Migration20261126140000_modes } from "./Migration20261126140000_modes.js";
 import { Migration20261126160000_intent_meta } from "./Migration20261126160000_intent_meta.js";
 import { Migration20261126170000_methods_check } from "./Migration20261126170000_methods_check.js";
 
@@ -19,6 +20,7 @@ export const migrations = [
   Migration20261126120000_merchant_keys,
   Migration20261126130000_attempt_lifecycle,
   Migration20261126140000_delivery_leases,
+  Migration20261126140000_modes,
   Migration20261126160000_intent_meta,
   Migration20261126170000_methods_check,
 ];

@@ -194,6 +194,15 @@ export async function runReceiverOutage(options: ReceiverOutageOptions): Promise
     const server = await start();
     const receiver = await newReceiver();
     const endpointId = await registerEndpoint(server, merchant, receiver, "outage");
+    // Delivery live first (its worker thread starts after the port opens): the outage must meet attempts, not a start-up.
+    const warm = await call(server, merchant, "POST", "/v2/payment-intents", {
+      amount: 5000,
+      customerEmail: "ada@example.com",
+      clientReference: "outage-warm",
+      paymentMethod: ["card"],
+    });
+    await warm.arrayBuffer();
+    for (let i = 0; i < 600 && receiver.counts().acknowledged === 0; i++) await sleep(100);
     const outage = (async () => {
       await sleep(500);
       receiver.setMode("unavailable");

@@ -3,6 +3,7 @@ import { queryDatabase } from "../../test/support/postgres.js";
 import { errorMessages, isErrorBody, startCreateLoad, statusCounts, type LoadSample } from "../support/create-load.js";
 import { verdict, type DrillReport } from "../support/drill-report.js";
 import { fleetPoolMax, fleetStatementTimeoutMs, type Fleet } from "../support/fleet.js";
+import { deliveryWorkerPoolMax } from "../../src/webhooks/threaded-delivery-engine.js";
 import { watchReadiness } from "./readiness-watch.js";
 
 export interface LocksOptions {
@@ -112,7 +113,8 @@ export async function runLocks(fleet: Fleet, options: LocksOptions): Promise<Dri
   const rowSlowest = Math.max(0, ...rowAnswers.map((a) => a.ms));
   const rowWrong = rowAnswers.filter((a) => a.status !== 503 || !a.json || a.retryAfter !== "1");
   const downs = (await fleet.downs()) - downsBefore;
-  const poolsTotal = 3 * fleetPoolMax;
+  // Each instance's pool and its delivery worker's own (threaded-delivery-engine.ts).
+  const poolsTotal = 3 * (fleetPoolMax + deliveryWorkerPoolMax(fleetPoolMax));
   const notReady = readiness.notReady();
   const { passed, failed } = verdict({
     "deletes were sent under the row lock": rowAnswers.length > 0,
@@ -130,7 +132,7 @@ export async function runLocks(fleet: Fleet, options: LocksOptions): Promise<Dri
   const ms = (n: number) => `${Math.round(n)} ms`;
   return {
     name: "Fleet: row and table locks",
-    did: `from a session of its own: a row lock on one intent for ${options.rowLockMs / 1000} s while deletes of it come through HAProxy, then ACCESS EXCLUSIVE on payment_intents for ${options.tableLockMs / 1000} s under ${options.concurrency} concurrent creates; DB_STATEMENT_TIMEOUT_MS=${fleetStatementTimeoutMs} and DB_LOCK_TIMEOUT_MS=${lockTimeoutMs} (the defaults), DB_POOL_MAX=${fleetPoolMax} on each of three instances; every instance's /readyz probed every 250 ms`,
+    did: `from a session of its own: a row lock on one intent for ${options.rowLockMs / 1000} s while deletes of it come through HAProxy, then ACCESS EXCLUSIVE on payment_intents for ${options.tableLockMs / 1000} s under ${options.concurrency} concurrent creates; DB_STATEMENT_TIMEOUT_MS=${fleetStatementTimeoutMs} and DB_LOCK_TIMEOUT_MS=${lockTimeoutMs} (the defaults), DB_POOL_MAX=${fleetPoolMax} (and ${deliveryWorkerPoolMax(fleetPoolMax)} for the delivery worker) on each of three instances; every instance's /readyz probed every 250 ms`,
     headline: `writes answered 503 within ${ms(Math.max(rowSlowest, slowest))} (bound ${ms(boundMs)}), ${committedLater} of ${answered503.length} committed later, at most ${maxBackends} backends (pools ${poolsTotal}), /readyz not 200 ${notReady.length} times in ${readiness.probes()} probes, HAProxy took instances out ${downs} times`,
     figures: [
       `row lock: ${rowAnswers.length} deletes answered ${statusCounts(rowAnswers)} after ${ms(Math.min(...rowAnswers.map((a) => a.ms)))}–${ms(rowSlowest)}, each with Retry-After: 1 and the error body: ${rowWrong.length === 0}; the intent still pending afterwards: ${stillPending}`,

@@ -36,7 +36,7 @@ import type { EventStore } from "../store/event-store.js";
 import type { WebhookEndpointStore } from "../store/webhook-endpoint-store.js";
 import type { HostResolver } from "../webhooks/host-resolver.js";
 import { createDeliveryEngine, type DeliveryEngine } from "../webhooks/delivery-engine.js";
-import { createThreadedDeliveryEngine } from "../webhooks/threaded-delivery-engine.js";
+import { createThreadedDeliveryEngine, deliveryWorkerPoolMax } from "../webhooks/threaded-delivery-engine.js";
 import { createRetryPolicy } from "../webhooks/retry-policy.js";
 import { createWebhookSender, type WebhookSender } from "../webhooks/webhook-sender.js";
 import { createApp, type AppCaps } from "./create-app.js";
@@ -323,7 +323,7 @@ export async function composeService(config: Config, overrides: ServiceOverrides
           // PostgreSQL: a pool of the worker's own, so no delivery goes through this thread.
           database: database && {
             url: database.url,
-            poolMax: Math.min(database.poolMax, 4),
+            poolMax: deliveryWorkerPoolMax(database.poolMax),
             statementTimeoutMs: database.statementTimeoutMs,
             lockTimeoutMs: database.lockTimeoutMs,
             preparedStatements: stores.settings?.preparedStatements.usable ?? false,

@@ -6,6 +6,15 @@ import type { DeliveryEngine } from "./delivery-engine.js";
 import { serveDeliveryQueue } from "./queue-channel.js";
 import type { WebhookMetrics } from "./webhook-metrics.js";
 
+/**
+ * deliveryWorkerPoolMax: the connections the delivery worker's own PostgreSQL
+ * pool may open beside the instance's DB_POOL_MAX pool. A few suffice: its
+ * claims and completions are short, and its sends hold no connection.
+ */
+export function deliveryWorkerPoolMax(instancePoolMax: number): number {
+  return Math.min(instancePoolMax, 4);
+}
+
 /** What the worker builds its engine from: plain data, as workerData must be. */
 export interface DeliveryWorkerData {
   log: { level: LogLevel; pretty: boolean };

@@ -4,7 +4,7 @@ import net from "node:net";
 import { after, before, describe, it } from "node:test";
 import { clientAddressOf } from "../../src/http/client-address.js";
 import type { NodeHandler } from "../../src/http/node-http.js";
-import { listen, type ListeningServer } from "../../src/listener/listen.js";
+import { listen, type ListeningServer, type ListenOptions } from "../../src/listener/listen.js";
 import type { DroppedConnection } from "../../src/listener/listener-events.js";
 import { proxyV2Signature } from "../../src/listener/proxy-header.js";
 import { parseTrustedProxies } from "../../src/listener/trusted-proxies.js";
@@ -16,6 +16,34 @@ const echoAddress: NodeHandler = (req, res) => {
   res.writeHead(200, { "content-type": "text/plain" });
   res.end(clientAddressOf(req.socket) ?? "none");
 };
+
+/**
+ * useEchoListener: a listener answering with the client address it sees,
+ * trusting the balancers in trustedProxies (a CIDR list), started before the
+ * describe's tests and closed after; `server` reads the one started.
+ */
+function useEchoListener(trustedProxies: string, limits?: ListenOptions["limits"]) {
+  let listening: ListeningServer | undefined;
+  const dropped: DroppedConnection[] = [];
+  before(async () => {
+    listening = await listen(echoAddress, {
+      host: "127.0.0.1",
+      port: 0,
+      limits,
+      trustedProxies: parseTrustedProxies(trustedProxies),
+      onConnectionDropped: (event) => dropped.push(event),
+    });
+  });
+  after(() => listening?.close({ graceMs: 100 }));
+  return {
+    dropped,
+    server: {
+      get port() {
+        return listening!.port;
+      },
+    },
+  };
+}
 
 function v2(command: number, family: number, block: Buffer): Buffer {
   const length = Buffer.alloc(2);
@@ -42,18 +70,7 @@ async function send(port: number, ...parts: (Buffer | string)[]): Promise<{ rece
 }
 
 describe("PROXY protocol from a trusted balancer (TRUSTED_PROXIES=127.0.0.0/8)", () => {
-  let server: ListeningServer;
-  const dropped: DroppedConnection[] = [];
-  before(async () => {
-    server = await listen(echoAddress, {
-      host: "127.0.0.1",
-      port: 0,
-      limits: { headersTimeoutMs: 400, requestTimeoutMs: 2000 },
-      trustedProxies: parseTrustedProxies("127.0.0.0/8"),
-      onConnectionDropped: (event) => dropped.push(event),
-    });
-  });
-  after(() => server.close({ graceMs: 100 }));
+  const { dropped, server } = useEchoListener("127.0.0.0/8", { headersTimeoutMs: 400, requestTimeoutMs: 2000 });
 
   const bodyOf = (received: string) => parseAnswers(Buffer.from(received, "latin1"))[0]?.body;
 
@@ -128,17 +145,7 @@ describe("PROXY protocol from a trusted balancer (TRUSTED_PROXIES=127.0.0.0/8)",
 });
 
 describe("PROXY protocol from a peer that is not trusted", () => {
-  let server: ListeningServer;
-  const dropped: DroppedConnection[] = [];
-  before(async () => {
-    server = await listen(echoAddress, {
-      host: "127.0.0.1",
-      port: 0,
-      trustedProxies: parseTrustedProxies("10.0.0.0/8"),
-      onConnectionDropped: (event) => dropped.push(event),
-    });
-  });
-  after(() => server.close({ graceMs: 100 }));
+  const { dropped, server } = useEchoListener("10.0.0.0/8");
 
   it("closes the connection on a v1 or v2 header, whatever address it names", async () => {
     assert.equal((await send(server.port, "PROXY TCP4 10.0.0.5 127.0.0.1 1 2\r\n", get)).received, "");
@@ -153,18 +160,7 @@ describe("PROXY protocol from a peer that is not trusted", () => {
 });
 
 describe("connection caps behind a balancer: each client its own share", () => {
-  let server: ListeningServer;
-  const dropped: DroppedConnection[] = [];
-  before(async () => {
-    server = await listen(echoAddress, {
-      host: "127.0.0.1",
-      port: 0,
-      limits: { maxConnections: 20, maxConnectionsPerAddress: 2, loopbackReserve: 0 },
-      trustedProxies: parseTrustedProxies("127.0.0.0/8"),
-      onConnectionDropped: (event) => dropped.push(event),
-    });
-  });
-  after(() => server.close({ graceMs: 100 }));
+  const { dropped, server } = useEchoListener("127.0.0.0/8", { maxConnections: 20, maxConnectionsPerAddress: 2, loopbackReserve: 0 });
 
   /** A balanced keep-alive connection for client, answered once: open until the test closes it. */
   const openFor = async (client: string) => {

@@ -5,7 +5,7 @@ import { pgBouncerMissing } from "./support/deployed-pgbouncer.js";
 import { startFleet, type Fleet } from "./support/fleet.js";
 import { runDuplicateCreates } from "./fleet/duplicate-creates.js";
 import { runKillInstance } from "./fleet/kill-instance.js";
-import { runLocks } from "./fleet/locks.js";
+import { minTableLockMs, runLocks } from "./fleet/locks.js";
 import { runPostgresRestart } from "./fleet/postgres-restart.js";
 import { runRateLimit } from "./fleet/rate-limit.js";
 import { runSaturation } from "./fleet/saturation.js";
@@ -62,7 +62,7 @@ export async function runFleetDrills(options: FleetDrillOptions): Promise<DrillR
     );
     if (!quick) await step("Fleet: what a write costs PostgreSQL", () => runWriteCost(f, { creates: 1000, payments: 300, concurrency: 10 }));
     await step("Fleet: row and table locks", () =>
-      runLocks(f, quick ? { concurrency: 16, rowLockMs: 5000, tableLockMs: 4000 } : { concurrency: 32, rowLockMs: 8000, tableLockMs: 15_000 }),
+      runLocks(f, quick ? { concurrency: 16, rowLockMs: 5000, tableLockMs: minTableLockMs } : { concurrency: 32, rowLockMs: 8000, tableLockMs: 15_000 }),
     );
     await step("Fleet: saturated pools", () => runSaturation(f, quick ? { connections: 500, durationSeconds: 4 } : { connections: 2000, durationSeconds: 15 }));
     await step("Fleet: kill -9 an instance", () =>

@@ -11,7 +11,11 @@ export interface LocksOptions {
   concurrency: number;
   /** How long the row lock is held. */
   rowLockMs: number;
-  /** How long the table lock is held. */
+  /**
+   * How long the table lock is held; at least minTableLockMs, so creates sent
+   * after it was taken are also answered (503 at DB_LOCK_TIMEOUT_MS) before
+   * it is released.
+   */
   tableLockMs: number;
 }
 
@@ -21,6 +25,15 @@ const unavailableMessage = "the database is unavailable; retry later";
 const boundMs = fleetStatementTimeoutMs * 1.1;
 /** DB_LOCK_TIMEOUT_MS as the fleet runs (its default: 2 s, within the deadline). */
 const lockTimeoutMs = Math.min(2000, fleetStatementTimeoutMs);
+/**
+ * The shortest table lock the checks can judge. Creates queued behind the
+ * lock request were sent just before it was granted and answer at
+ * lockTimeoutMs; the next ones, sent after it was taken, answer one
+ * lockTimeoutMs later, and must do so before the release for "sent and
+ * answered under the table lock" to see them: a third lockTimeoutMs leaves a
+ * loaded machine its margin (at 4 s the check hung on a few milliseconds).
+ */
+export const minTableLockMs = 3 * lockTimeoutMs;
 
 /** A session of its own, as psql would be (and named so: the backends count leaves it out), that takes a lock and holds it until released. */
 async function holdLock(url: string, statement: string, params: unknown[] = []): Promise<{ release(): Promise<void> }> {
@@ -85,7 +98,7 @@ export async function runLocks(fleet: Fleet, options: LocksOptions): Promise<Dri
   await sleep(500);
   const table = await holdLock(fleet.db.url, "lock table payment_intents in access exclusive mode");
   const lockedAt = load.now();
-  await sleep(options.tableLockMs);
+  await sleep(Math.max(options.tableLockMs, minTableLockMs));
   const releasedAt = load.now();
   await table.release();
   await sleep(1000);
@@ -132,7 +145,7 @@ export async function runLocks(fleet: Fleet, options: LocksOptions): Promise<Dri
   const ms = (n: number) => `${Math.round(n)} ms`;
   return {
     name: "Fleet: row and table locks",
-    did: `from a session of its own: a row lock on one intent for ${options.rowLockMs / 1000} s while deletes of it come through HAProxy, then ACCESS EXCLUSIVE on payment_intents for ${options.tableLockMs / 1000} s under ${options.concurrency} concurrent creates; DB_STATEMENT_TIMEOUT_MS=${fleetStatementTimeoutMs} and DB_LOCK_TIMEOUT_MS=${lockTimeoutMs} (the defaults), DB_POOL_MAX=${fleetPoolMax} (and ${deliveryWorkerPoolMax(fleetPoolMax)} for the delivery worker) on each of three instances; every instance's /readyz probed every 250 ms`,
+    did: `from a session of its own: a row lock on one intent for ${options.rowLockMs / 1000} s while deletes of it come through HAProxy, then ACCESS EXCLUSIVE on payment_intents for ${Math.max(options.tableLockMs, minTableLockMs) / 1000} s under ${options.concurrency} concurrent creates; DB_STATEMENT_TIMEOUT_MS=${fleetStatementTimeoutMs} and DB_LOCK_TIMEOUT_MS=${lockTimeoutMs} (the defaults), DB_POOL_MAX=${fleetPoolMax} (and ${deliveryWorkerPoolMax(fleetPoolMax)} for the delivery worker) on each of three instances; every instance's /readyz probed every 250 ms`,
     headline: `writes answered 503 within ${ms(Math.max(rowSlowest, slowest))} (bound ${ms(boundMs)}), ${committedLater} of ${answered503.length} committed later, at most ${maxBackends} backends (pools ${poolsTotal}), /readyz not 200 ${notReady.length} times in ${readiness.probes()} probes, HAProxy took instances out ${downs} times`,
     figures: [
       `row lock: ${rowAnswers.length} deletes answered ${statusCounts(rowAnswers)} after ${ms(Math.min(...rowAnswers.map((a) => a.ms)))}–${ms(rowSlowest)}, each with Retry-After: 1 and the error body: ${rowWrong.length === 0}; the intent still pending afterwards: ${stillPending}`,

@@ -17,7 +17,6 @@ import { createRequestObserver, type RequestOutcome } from "../observability/req
 import { createServiceMetrics, type ServiceMetrics } from "../observability/service-metrics.js";
 import type { PaymentProcessor } from "../processor/payment-processor.js";
 import { createPaystackProcessor } from "../processor/paystack/paystack-processor.js";
-import { isPaystackTestKey } from "../processor/paystack/paystack-secret-key.js";
 import { createProcessorRegistry } from "../processor/processor-registry.js";
 import { createTestModeProcessor, testWebhookKey } from "../processor/test-mode-processor.js";
 import { createAttemptReconciler } from "../service/attempt-reconciler.js";
@@ -377,9 +376,8 @@ export async function composeService(config: Config, overrides: ServiceOverrides
       presenter,
       expiry,
       processors,
-      // A live intent needs a live processor: Paystack with a live secret key (issue 23, §1).
-      liveRefusal: () =>
-        config.paystack && !isPaystackTestKey(config.paystack.secretKey) ? undefined : "set PAYSTACK_SECRET_KEY to a live secret key (sk_live_…)",
+      // The one live processor this service has an adapter for (issue 23, §1).
+      liveSetting: "PAYSTACK_SECRET_KEY to a live secret key (sk_live_…)",
       refunds,
       processorTimeoutMs,
       settle,

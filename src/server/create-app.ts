@@ -66,8 +66,8 @@ export interface AppOptions {
   expiry: PaymentExpiry;
   /** Moves the money: the processor of each method for the checkout, each attempt's own for its webhooks. */
   processors: ProcessorRegistry;
-  /** Why a live payment intent cannot be created (no live processor configured), or undefined when it can. */
-  liveRefusal: () => string | undefined;
+  /** The setting that adds a live processor, for the 400 a live intent without one gets. */
+  liveSetting: string;
   /** RefundService (over the same processors). */
   refunds: Pick<RefundParts, "service" | "notices">;
   clock: Clock;
@@ -170,7 +170,12 @@ export function createApp(options: AppOptions): NodeHandler {
     ids: options.ids,
     events,
     checkoutTtlMs: options.checkoutTtlMs,
-    liveRefusal: options.liveRefusal,
+    // A live intent offers only methods a live processor collects (issue 23, §1).
+    collectsLive: (method) => {
+      const processor = processors.forMethod(method);
+      return processor !== undefined && !processor.testMode;
+    },
+    liveSetting: options.liveSetting,
   });
   // With the helpers on, the checkout's processors answer a helper's charge with the outcome it asked for.
   const outcomes = options.testHelpers && createForcedOutcomes(processors);

@@ -58,11 +58,12 @@ export interface PaymentIntentServiceDeps {
   /** How long a pending intent can be paid: CHECKOUT_TTL. */
   checkoutTtlMs: number;
   /**
-   * Why a live intent cannot be made now (no live processor configured: the
-   * 400's message names the setting), or undefined when it can. Absent: live
-   * intents are refused as not configured.
+   * Whether a live processor collects a payment method here (issue 23, §1):
+   * a live intent offers only such methods. Absent: none does.
    */
-  liveRefusal?: () => string | undefined;
+  collectsLive?: (method: string) => boolean;
+  /** The setting that adds a live processor, named by the 400 when a live intent has none for it. */
+  liveSetting?: string;
 }
 
 /** createPaymentIntentService wires the rules to their store, clock and ids. */
@@ -95,13 +96,35 @@ export function createPaymentIntentService(deps: PaymentIntentServiceDeps): Paym
     });
   }
 
+  /**
+   * The methods a live intent offers: those given, when a live processor
+   * collects each (else 400: no real money could move through the others),
+   * or by default those of the default list a live processor collects.
+   */
+  function liveMethodsOf(methods: readonly string[], given: boolean): string[] {
+    const collects = deps.collectsLive ?? (() => false);
+    const live = methods.filter(collects);
+    const refused = methods.filter((method) => !collects(method));
+    const fix = deps.liveSetting ? `set ${deps.liveSetting}` : "no live payment processor is configured";
+    const offered = deps.catalogue.names.filter(collects);
+    if (given && refused.length > 0) {
+      throw invalid(
+        `a live payment intent needs a live payment processor: paymentMethod ${refused.join(", ")} ${refused.length === 1 ? "is" : "are"} collected only in test mode here; ${offered.length > 0 ? `live mode offers ${offered.join(", ")}` : fix}`,
+      );
+    }
+    if (live.length === 0) {
+      // Only splits narrow the default list: live methods exist, but none takes them.
+      throw invalid(
+        `a live payment intent needs a live payment processor: ${offered.length > 0 ? `none of live mode's methods (${offered.join(", ")}) takes settlement splits` : fix}`,
+      );
+    }
+    return live;
+  }
+
   return {
     async create(merchantId, request, livemode) {
-      const input = normalizeCreateRequest(request, deps.catalogue);
-      if (livemode) {
-        const refusal = deps.liveRefusal ? deps.liveRefusal() : "no live payment processor is configured";
-        if (refusal !== undefined) throw invalid(`a live payment intent needs a live payment processor: ${refusal}`);
-      }
+      const normalized = normalizeCreateRequest(request, deps.catalogue);
+      const input = livemode ? { ...normalized, paymentMethods: liveMethodsOf(normalized.paymentMethods, request.paymentMethod.length > 0) } : normalized;
       await checkSplitAccounts(merchantId, input, livemode);
       const fingerprint = fingerprintOf(input, request.paymentMethod);
       const now = clock.now();

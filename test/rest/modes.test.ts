@@ -42,6 +42,29 @@ describe("test and live modes (issue 23, §1)", () => {
     assert.equal(expectJson<Json>(await client.request("GET", `/v2/payment-intents/${l.id}`, { authorization: live }), 200).livemode, true);
   });
 
+  it("offers a live intent only what a live processor collects: those by default, a 400 naming a test-only method given", async () => {
+    const types = (intent: Json) => (intent["paymentMethods"] as { type: string }[]).map((m) => m.type);
+    // Card, bank transfer and USSD have only the test-mode processor here; Paystack has a live key.
+    assert.deepEqual(types(expectJson<Json>(await create(live, "mode-methods-default"), 201)), ["paystack"]);
+    assert.deepEqual(types(expectJson<Json>(await create(test, "mode-methods-default"), 201)), ["card", "bank_transfer", "ussd", "paystack"]);
+    const given = await create(live, "mode-methods-card", { paymentMethod: ["card", "paystack"] });
+    assert.deepEqual(expectJson(given, 400), {
+      status: 400,
+      title: "Bad Request",
+      message: "a live payment intent needs a live payment processor: paymentMethod card is collected only in test mode here; live mode offers paystack",
+    });
+    // Another merchant's, so the accounts test below sees only its own.
+    const liveB = as(server.liveKeys["merchantB"]!);
+    const accountB = expectJson<Json>(await client.request("POST", "/v2/settlement-accounts", { authorization: liveB, json: account }), 201);
+    const split = await create(liveB, "mode-methods-split", { settlementAccounts: [{ settlementAccountId: accountB.id, splitAmount: 100 }] });
+    expectError(split, 400, /^a live payment intent needs a live payment processor: none of live mode's methods \(paystack\) takes settlement splits$/);
+    // Nothing was created by the refusals.
+    for (const [reference, authorization] of [["mode-methods-card", live], ["mode-methods-split", liveB]] as const) {
+      const listed = expectJson<{ paymentIntents: Json[] }>(await client.request("GET", `/v2/payment-intents?clientReference=${reference}`, { authorization }), 200);
+      assert.deepEqual(listed.paymentIntents, []);
+    }
+  });
+
   it("answers 404 saying where an intent of the other mode is, for reads and deletes both ways", async () => {
     const t = expectJson<Json>(await create(test, "mode-404"), 201);
     const l = expectJson<Json>(await create(live, "mode-404"), 201);
@@ -161,8 +184,8 @@ describe("test and live modes (issue 23, §1)", () => {
     assert.doesNotMatch(livePage.html, /Test mode/);
   });
 
-  it("offers a live intent only the methods of a live processor: card (the test-mode processor's) is left out, Paystack (live) offered", async () => {
-    const l = expectJson<{ checkoutLink: string }>(await create(live, "mode-page-methods", { paymentMethod: ["card", "paystack"] }), 201);
+  it("offers on a live intent's page only the methods of a live processor: card (the test-mode processor's) is not there, Paystack (live) is", async () => {
+    const l = expectJson<{ checkoutLink: string }>(await create(live, "mode-page-methods"), 201);
     const t = expectJson<{ checkoutLink: string }>(await create(test, "mode-page-methods", { paymentMethod: ["card", "paystack"] }), 201);
     const livePage = await getPage(l.checkoutLink);
     const testPage = await getPage(t.checkoutLink);

@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { freePort, waitForPort } from "./ports.js";
+import { freePort, waitForPort } from "../../test/support/ports.js";
 
 /** The committed configuration an operator copies. */
 export const haproxyConfigPath = fileURLToPath(new URL("../../deploy/haproxy.cfg", import.meta.url));

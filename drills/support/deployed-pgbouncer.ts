@@ -3,7 +3,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { freePort, waitForPort } from "./ports.js";
+import { freePort, waitForPort } from "../../test/support/ports.js";
 
 /** The committed configuration an operator copies. */
 export const pgBouncerIniPath = fileURLToPath(new URL("../../deploy/pgbouncer.ini", import.meta.url));

@@ -4,7 +4,7 @@ import { createTestDatabase, queryDatabase, type TestDatabase } from "../../test
 import { startServerProcess, type ServerProcess } from "../../test/support/server-process.js";
 import { haproxyInstances, startDeployedHaproxy, type DeployedHaproxy, type ServerStats } from "./deployed-haproxy.js";
 import { startDeployedPgBouncer, type DeployedPgBouncer } from "./deployed-pgbouncer.js";
-import { freePort } from "./ports.js";
+import { freePort } from "../../test/support/ports.js";
 import { newDrillKey } from "./process-target.js";
 
 /** Settings every fleet instance runs with (README, "Running several instances"). */

@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { createServer } from "node:net";
 import { after, before, beforeEach, describe, it } from "node:test";
 import type { Logger } from "../../src/lib/logger.js";
 import type { BeginAttempt, PaymentProcessor } from "../../src/processor/payment-processor.js";
@@ -7,6 +6,7 @@ import { abandonedFinalAfterMs, createPaystackProcessor, unreachableReason } fro
 import { signPaystackBody } from "../../src/processor/paystack/paystack-signature.js";
 import { ProcessorWebhookRejected } from "../../src/processor/processor-webhook-rejected.js";
 import { paystackRoutes, startPaystackStandIn, type PaystackStandIn } from "../support/paystack-stand-in.js";
+import { freePort } from "../support/ports.js";
 import { waitFor } from "../support/redis.js";
 
 const secretKey = "sk_test_4d1f0c2b9e8a7d6c5b4a39281706f5e4d3c2b1a0";
@@ -327,13 +327,4 @@ describe("createPaystackProcessor", () => {
     });
   });
 });
-
-/** A port nothing listens on. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 

@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
 import http from "node:http";
-import http2 from "node:http2";
 import { after, before, describe, it } from "node:test";
 import { gzipSync } from "node:zlib";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
@@ -43,41 +42,6 @@ function connectStreamOutcome(response: WireResponse): RpcOutcome {
   const json = JSON.parse(end.data.toString("utf8")) as { error?: { code: string; message?: string } };
   const code = json.error ? json.error.code.replace(/(^|_)([a-z])/g, (_, __, c: string) => c.toUpperCase()) : "OK";
   return { status: response.status, code, message: json.error?.message ?? "", messages: frames.slice(0, -1).map((f) => f.data), response };
-}
-
-/**
- * openCall starts a request over HTTP/2 and writes body without ending it
- * unless told to: the request side stays open, as a client stream's or a
- * unary call's that never half-closes.
- */
-function openHttp2Call(port: number, path: string, headers: Record<string, string>, body: Buffer, end: boolean): Promise<WireResponse> {
-  return new Promise((resolve, reject) => {
-    const session = http2.connect(`http://127.0.0.1:${port}`);
-    session.on("error", reject);
-    const stream = session.request({ ":method": "POST", ":path": path, ...headers });
-    let status = 0;
-    let responseHeaders: WireResponse["headers"] = {};
-    let trailers: WireResponse["trailers"] = {};
-    const chunks: Buffer[] = [];
-    stream.on("response", (received) => {
-      status = Number(received[":status"]);
-      responseHeaders = { ...received };
-    });
-    stream.on("trailers", (received) => {
-      trailers = { ...received };
-    });
-    stream.on("data", (chunk: Buffer) => chunks.push(chunk));
-    stream.on("end", () => {
-      session.destroy();
-      resolve({ status, headers: responseHeaders, trailers, body: Buffer.concat(chunks) });
-    });
-    stream.on("error", (error) => {
-      session.destroy();
-      reject(error);
-    });
-    if (end) stream.end(body);
-    else stream.write(body);
-  });
 }
 
 /** openHttp1Call sends a chunked HTTP/1.1 body that never ends, and reads the whole answer. */
@@ -162,29 +126,29 @@ describe("RPC protocol conformance (issue 22 §3)", () => {
 
   describe("a deadline while the request side stays open", () => {
     it("ends a bidi stream (reflection) over gRPC that never half-closes", async () => {
-      const outcome = grpcOutcome(await within(5000, "reflection", openHttp2Call(server.port, reflectionPath, grpcHeaders({ "grpc-timeout": "200m" }), Buffer.alloc(0), false)));
+      const outcome = grpcOutcome(await within(5000, "reflection", http2Request(server.port, "POST", reflectionPath, grpcHeaders({ "grpc-timeout": "200m" }), Buffer.alloc(0), { leaveOpen: true })));
       assert.deepEqual([outcome.code, outcome.message], ["DeadlineExceeded", "the deadline passed before the call finished"]);
     });
 
     it("ends a server stream over gRPC whose one message is never followed by a half-close", async () => {
-      const outcome = grpcOutcome(await within(5000, "StreamEvents", openHttp2Call(server.port, streamPath, grpcHeaders({ "grpc-timeout": "200m" }), envelope(0, streamRequest), false)));
+      const outcome = grpcOutcome(await within(5000, "StreamEvents", http2Request(server.port, "POST", streamPath, grpcHeaders({ "grpc-timeout": "200m" }), envelope(0, streamRequest), { leaveOpen: true })));
       assert.equal(outcome.code, "DeadlineExceeded");
     });
 
     it("ends a server stream over Connect (HTTP/2) that never half-closes", async () => {
       const headers = { "content-type": "application/connect+proto", "connect-timeout-ms": "200", authorization: server.bearer() };
-      const outcome = connectStreamOutcome(await within(5000, "StreamEvents", openHttp2Call(server.port, streamPath, headers, envelope(0, streamRequest), false)));
+      const outcome = connectStreamOutcome(await within(5000, "StreamEvents", http2Request(server.port, "POST", streamPath, headers, envelope(0, streamRequest), { leaveOpen: true })));
       assert.equal(outcome.code, "DeadlineExceeded");
     });
 
     it("ends a unary call over gRPC whose body never half-closes", async () => {
-      const outcome = grpcOutcome(await within(5000, "List", openHttp2Call(server.port, listPath, grpcHeaders({ "grpc-timeout": "200m" }), envelope(0, emptyList), false)));
+      const outcome = grpcOutcome(await within(5000, "List", http2Request(server.port, "POST", listPath, grpcHeaders({ "grpc-timeout": "200m" }), envelope(0, emptyList), { leaveOpen: true })));
       assert.equal(outcome.code, "DeadlineExceeded");
     });
 
     it("ends a unary call over Connect (HTTP/2) whose body never ends: 504 deadline_exceeded", async () => {
       const headers = { "content-type": "application/proto", "connect-timeout-ms": "200", authorization: server.bearer() };
-      const outcome = connectOutcome(await within(5000, "List", openHttp2Call(server.port, listPath, headers, Buffer.from(emptyList), false)));
+      const outcome = connectOutcome(await within(5000, "List", http2Request(server.port, "POST", listPath, headers, Buffer.from(emptyList), { leaveOpen: true })));
       assert.deepEqual([outcome.status, outcome.code], [504, "DeadlineExceeded"]);
     });
 

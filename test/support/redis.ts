@@ -1,8 +1,10 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import net from "node:net";
 import { setTimeout as delay } from "node:timers/promises";
 import { Redis } from "ioredis";
+import { freePort } from "./ports.js";
+
+export { freePort };
 
 /**
  * Where the Redis suites connect: TEST_REDIS_URL, or the local server this
@@ -56,15 +58,6 @@ export async function keysUnder(url: string, prefix: string): Promise<string[]> 
   } finally {
     client.disconnect();
   }
-}
-
-/** freePort finds a port nothing listens on (free when asked; tests use it at once). */
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** OwnRedis is a redis-server a test starts, kills, freezes and restarts on one port. */

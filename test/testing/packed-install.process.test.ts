@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import net from "node:net";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
+import { accepts, freePort } from "../support/ports.js";
 import { commandEnv, packAndInstall, pinnedVersion, projectNode as node, repoRoot, runCommand as run, type PackedInstall } from "../support/packed-install.js";
 
 /** The node:test example of docs/testing.md, "Testing your integration", which must run as printed. */
@@ -17,27 +17,6 @@ function readmeExample(): string {
   const example = /```js\n([\s\S]*?)```/.exec(section)?.[1];
   assert.ok(example, "docs/testing.md has a node:test example under 'In a Node test suite'");
   return example;
-}
-
-/** A port free a moment ago. */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** Whether something accepts connections on the port. */
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, "127.0.0.1");
-    socket.once("connect", () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once("error", () => resolve(false));
-  });
 }
 
 /** The integrator's test file: plain JavaScript, importing only what the install provides. */

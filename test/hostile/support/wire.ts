@@ -38,8 +38,19 @@ export function http1(port: number, method: string, target: string, headers: Rec
   });
 }
 
-/** http2Request sends one request over a fresh prior-knowledge HTTP/2 connection. */
-export function http2Request(port: number, method: string, target: string, headers: Record<string, string> = {}, body?: Uint8Array): Promise<WireResponse> {
+/**
+ * http2Request sends one request over a fresh prior-knowledge HTTP/2
+ * connection. With leaveOpen the body is written but the request side never
+ * ended, as a client stream's or a unary call's that never half-closes.
+ */
+export function http2Request(
+  port: number,
+  method: string,
+  target: string,
+  headers: Record<string, string> = {},
+  body?: Uint8Array,
+  { leaveOpen = false }: { leaveOpen?: boolean } = {},
+): Promise<WireResponse> {
   return new Promise((resolve, reject) => {
     const session = http2.connect(`http://127.0.0.1:${port}`);
     session.on("error", reject);
@@ -57,14 +68,17 @@ export function http2Request(port: number, method: string, target: string, heade
     });
     stream.on("data", (chunk: Buffer) => chunks.push(chunk));
     stream.on("end", () => {
-      session.close();
+      // A request side left open would hold close() up forever.
+      if (leaveOpen) session.destroy();
+      else session.close();
       resolve({ status, headers: responseHeaders, trailers, body: Buffer.concat(chunks) });
     });
     stream.on("error", (error) => {
       session.destroy();
       reject(error);
     });
-    stream.end(body);
+    if (leaveOpen) stream.write(body ?? new Uint8Array());
+    else stream.end(body);
   });
 }
 

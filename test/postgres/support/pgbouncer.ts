@@ -1,8 +1,8 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort, waitForPort } from "../../support/ports.js";
 
 /** A PgBouncer this test started, in transaction pooling, in front of one PostgreSQL. */
 export interface PgBouncer {
@@ -36,31 +36,6 @@ export function pgBouncerUnavailable(): string | undefined {
   // CI installs it (.ci/run): there, a missing PgBouncer fails instead of skipping.
   if (process.env.REQUIRE_PGBOUNCER === "1") throw new Error("pgbouncer is not installed (REQUIRE_PGBOUNCER=1)");
   return "pgbouncer is not installed";
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-async function waitForPort(port: number, child: ChildProcess, output: () => string): Promise<void> {
-  for (let attempt = 0; attempt < 100; attempt++) {
-    if (child.exitCode !== null) throw new Error(`pgbouncer exited (${child.exitCode}): ${output()}`);
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = net.connect(port, "127.0.0.1");
-      socket.once("connect", () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.once("error", () => resolve(false));
-    });
-    if (open) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`pgbouncer did not listen on ${port}: ${output()}`);
 }
 
 /**
@@ -102,7 +77,7 @@ export async function startPgBouncer(options: PgBouncerOptions): Promise<PgBounc
   child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
   try {
-    await waitForPort(port, child, () => output);
+    await waitForPort(port, () => child.exitCode === null, () => `pgbouncer exited (${child.exitCode}): ${output}`);
   } catch (error) {
     child.kill("SIGKILL");
     rmSync(dir, { recursive: true, force: true });

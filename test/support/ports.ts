@@ -9,6 +9,18 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/** accepts: whether something accepts connections on 127.0.0.1:port now. */
+export function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, "127.0.0.1");
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+}
+
 /**
  * waitForPort resolves once something accepts connections on 127.0.0.1:port;
  * it rejects (with what describe() says) when running() turns false or after
@@ -17,15 +29,7 @@ export async function freePort(): Promise<number> {
 export async function waitForPort(port: number, running: () => boolean, describe: () => string): Promise<void> {
   for (let attempt = 0; attempt < 100; attempt++) {
     if (!running()) throw new Error(`exited before listening on ${port}: ${describe()}`);
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = net.connect(port, "127.0.0.1");
-      socket.once("connect", () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.once("error", () => resolve(false));
-    });
-    if (open) return;
+    if (await accepts(port)) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`nothing listened on ${port} within 5 s: ${describe()}`);

@@ -1,9 +1,6 @@
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { createIntent, tokenOf } from "../checkout/support/checkout-client.js";
 import { createManualClock, type ManualClock } from "../support/manual-clock.js";
 import {
@@ -14,50 +11,13 @@ import {
   type RestClient,
 } from "../support/rest-client.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
-
-const chromiumPath = "/usr/bin/chromium";
-const missingBrowser = existsSync(chromiumPath)
-  ? undefined
-  : `${chromiumPath} is missing: install the Debian package chromium to run the browser tests (REQUIRE_BROWSER=1 makes this a failure)`;
+import { launchChromium, startMerchantSite, withoutBrowser, type MerchantSite } from "./support/chromium.js";
 
 /** The one DOM call made inside the page (the project compiles without the DOM lib). */
 type StyleWindow = { getComputedStyle(element: unknown): { backgroundColor: string } };
 
-/** A stand-in for the merchant's site: records every query it is sent to and answers a page. */
-interface MerchantSite {
-  readonly origin: string;
-  readonly visits: URL[];
-  close(): Promise<void>;
-}
-
-async function startMerchantSite(): Promise<MerchantSite> {
-  const visits: URL[] = [];
-  const server: Server = createServer((req, res) => {
-    const url = new URL(req.url ?? "/", "http://127.0.0.1");
-    visits.push(url);
-    res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
-    res.end(`<!doctype html><title>Merchant</title><h1>Back at the shop</h1><p id="status">${url.searchParams.get("status") === "successful" ? "paid" : "not paid"}</p>`);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    origin: `http://127.0.0.1:${port}`,
-    visits,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((error) => (error ? reject(error) : resolve()));
-      }),
-  };
-}
-
 describe("checkout in headless Chromium", { timeout: 60_000 }, () => {
-  if (missingBrowser) {
-    // One visible test either way, so the run's summary counts the skip or the failure.
-    if (process.env.REQUIRE_BROWSER === "1") it("finds Chromium", () => assert.fail(missingBrowser));
-    else it("runs the browser scenarios", { skip: missingBrowser }, () => {});
-    return;
-  }
+  if (withoutBrowser()) return;
 
   let server: TestServer;
   let client: RestClient;
@@ -74,11 +34,11 @@ describe("checkout in headless Chromium", { timeout: 60_000 }, () => {
     clock = createManualClock(new Date());
     [server, site, browser] = await Promise.all([
       startTestServer({ clock, settings: { TEST_PROCESSOR_WEBHOOK_DELAY_MS: "300" } }),
-      startMerchantSite(),
-      chromium.launch({
-        executablePath: chromiumPath,
-        args: ["--no-sandbox", "--disable-background-networking", "--disable-gpu", "--no-first-run", "--disable-component-update", "--disable-sync"],
-      }),
+      // The shop's return page says whether the order was paid, from the query the checkout sent.
+      startMerchantSite(
+        (url) => `<!doctype html><title>Merchant</title><h1>Back at the shop</h1><p id="status">${url.searchParams.get("status") === "successful" ? "paid" : "not paid"}</p>`,
+      ),
+      launchChromium(),
     ]);
     client = createRestClient(server);
     // The page must work without client-side JavaScript (issue 4): plain forms only.

@@ -1,21 +1,16 @@
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, it } from "node:test";
 import { build } from "esbuild";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import type { RequestOutcome } from "../../src/observability/request-observer.js";
 import type { CorsOptions } from "../../src/protocols/cors.js";
 import { createRestClient, expectJson, uniqueReference, type PaymentIntentListJson } from "../support/rest-client.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 import type { CrossOriginPage, Outcome, ProtocolReport, ScenarioOptions } from "./support/cross-origin-page.js";
-
-const chromiumPath = "/usr/bin/chromium";
-const missingBrowser = existsSync(chromiumPath)
-  ? undefined
-  : `${chromiumPath} is missing: install the Debian package chromium to run the browser tests (REQUIRE_BROWSER=1 makes this a failure)`;
+import { launchChromium, withoutBrowser } from "./support/chromium.js";
 
 const pageEntry = fileURLToPath(new URL("./support/cross-origin-page.ts", import.meta.url));
 
@@ -88,12 +83,7 @@ async function startApi(cors: (siteOrigin: string) => CorsOptions | undefined, s
 }
 
 describe("a page on another origin calling the API from headless Chromium", { timeout: 90_000 }, () => {
-  if (missingBrowser) {
-    // One visible test either way, so the run's summary counts the skip or the failure.
-    if (process.env.REQUIRE_BROWSER === "1") it("finds Chromium", () => assert.fail(missingBrowser));
-    else it("runs the browser scenarios", { skip: missingBrowser }, () => {});
-    return;
-  }
+  if (withoutBrowser()) return;
 
   let site: MerchantSite;
   let allowed: Api;
@@ -110,19 +100,8 @@ describe("a page on another origin calling the API from headless Chromium", { ti
     const apis: Api[] = [];
     [site, browser] = await Promise.all([
       bundlePage().then((script) => startMerchantSite(script, () => apis.map((api) => api.server.url))),
-      chromium.launch({
-        executablePath: chromiumPath,
-        args: [
-          "--no-sandbox",
-          "--disable-background-networking",
-          "--disable-gpu",
-          "--no-first-run",
-          "--disable-component-update",
-          "--disable-sync",
-          // No name resolves: the page can reach 127.0.0.1 and nothing else.
-          "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-        ],
-      }),
+      // No name resolves: the page can reach 127.0.0.1 and nothing else.
+      launchChromium(["--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"]),
     ]);
     [allowed, off, elsewhere] = await Promise.all([
       startApi((origin) => ({ allowedOrigins: [origin] }), site.origin),

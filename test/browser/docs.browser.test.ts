@@ -1,29 +1,19 @@
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { createOpenApiDocument } from "../../src/openapi/openapi-document.js";
 import { createRestClient, expectJson, type PaymentIntentListJson } from "../support/rest-client.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
-
-const chromiumPath = "/usr/bin/chromium";
-const missingBrowser = existsSync(chromiumPath)
-  ? undefined
-  : `${chromiumPath} is missing: install the Debian package chromium to run the browser tests (REQUIRE_BROWSER=1 makes this a failure)`;
+import { launchChromium, withoutBrowser } from "./support/chromium.js";
 
 /** What the page reports of a CSP refusal (the project compiles without the DOM lib). */
 type ViolationEvent = { violatedDirective: string; blockedURI: string };
 type ViolationTarget = { addEventListener(type: string, listener: (event: ViolationEvent) => void): void };
 
 describe("the docs page in headless Chromium", { timeout: 90_000 }, () => {
-  if (missingBrowser) {
-    // One visible test either way, so the run's summary counts the skip or the failure.
-    if (process.env.REQUIRE_BROWSER === "1") it("finds Chromium", () => assert.fail(missingBrowser));
-    else it("runs the browser scenarios", { skip: missingBrowser }, () => {});
-    return;
-  }
+  if (withoutBrowser()) return;
 
   let server: TestServer;
   let browser: Browser;
@@ -38,10 +28,7 @@ describe("the docs page in headless Chromium", { timeout: 90_000 }, () => {
   before(async () => {
     [server, browser] = await Promise.all([
       startTestServer(),
-      chromium.launch({
-        executablePath: chromiumPath,
-        args: ["--no-sandbox", "--disable-background-networking", "--disable-gpu", "--no-first-run", "--disable-component-update", "--disable-sync"],
-      }),
+      launchChromium(),
     ]);
     const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
     context.setDefaultTimeout(15_000);

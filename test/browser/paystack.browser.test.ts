@@ -1,39 +1,11 @@
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { createIntent } from "../checkout/support/checkout-client.js";
 import { startPaystackStandIn, type PaystackStandIn } from "../support/paystack-stand-in.js";
 import { createRestClient, expectJson, type PaymentIntentJson, type RestClient } from "../support/rest-client.js";
 import { startTestServer, testPaystackKey, type TestServer } from "../support/test-server.js";
-
-const chromiumPath = "/usr/bin/chromium";
-const missingBrowser = existsSync(chromiumPath)
-  ? undefined
-  : `${chromiumPath} is missing: install the Debian package chromium to run the browser tests (REQUIRE_BROWSER=1 makes this a failure)`;
-
-/** The merchant's site: records the query of every return and answers a page. */
-async function startMerchantSite(): Promise<{ origin: string; returns: URL[]; close(): Promise<void> }> {
-  const returns: URL[] = [];
-  const server: Server = createServer((req, res) => {
-    const url = new URL(req.url ?? "/", "http://127.0.0.1");
-    if (url.pathname === "/return") returns.push(url);
-    res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
-    res.end(`<!doctype html><title>Merchant</title><h1>Back at the shop</h1>`);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    returns,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((error) => (error ? reject(error) : resolve()));
-      }),
-  };
-}
+import { launchChromium, startMerchantSite, withoutBrowser, type MerchantSite } from "./support/chromium.js";
 
 /**
  * Issue 20 §2's browser test: checkout → "Pay with Paystack" → the stand-in's
@@ -44,16 +16,12 @@ async function startMerchantSite(): Promise<{ origin: string; returns: URL[]; cl
  * merchant's page and to its webhook (docs/payments.md quotes them).
  */
 describe("Pay with Paystack in headless Chromium", { timeout: 60_000 }, () => {
-  if (missingBrowser) {
-    if (process.env.REQUIRE_BROWSER === "1") it("finds Chromium", () => assert.fail(missingBrowser));
-    else it("runs the Paystack browser scenario", { skip: missingBrowser }, () => {});
-    return;
-  }
+  if (withoutBrowser("runs the Paystack browser scenario")) return;
 
   let standIn: PaystackStandIn;
   let server: TestServer;
   let client: RestClient;
-  let site: Awaited<ReturnType<typeof startMerchantSite>>;
+  let site: MerchantSite;
   let browser: Browser;
   let page: Page;
   const consoleErrors: string[] = [];
@@ -63,10 +31,7 @@ describe("Pay with Paystack in headless Chromium", { timeout: 60_000 }, () => {
     [server, site, browser] = await Promise.all([
       startTestServer({ settings: { PAYSTACK_BASE_URL: standIn.url } }),
       startMerchantSite(),
-      chromium.launch({
-        executablePath: chromiumPath,
-        args: ["--no-sandbox", "--disable-background-networking", "--disable-gpu", "--no-first-run", "--disable-component-update", "--disable-sync"],
-      }),
+      launchChromium(),
     ]);
     standIn.knobs.webhookUrl = `${server.url}/processor-webhooks/paystack`;
     client = createRestClient(server);
@@ -118,7 +83,7 @@ describe("Pay with Paystack in headless Chromium", { timeout: 60_000 }, () => {
       const landed = performance.now();
       const query = Object.fromEntries(new URL(page.url()).searchParams);
       assert.deepEqual(query, { order: "42", reference: intent.clientReference, id: intent.id, status: "successful", attempt_status: "succeeded" });
-      assert.deepEqual(Object.fromEntries(site.returns.at(-1)!.searchParams), query, "the merchant's server saw the same query");
+      assert.deepEqual(Object.fromEntries(site.visits.filter((visit) => visit.pathname === "/return").at(-1)!.searchParams), query, "the merchant's server saw the same query");
 
       const [attempt] = await server.intents.listAttempts("merchantA", intent.id);
       const paid = expectJson<PaymentIntentJson>(await client.getIntent(intent.id), 200);

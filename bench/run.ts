@@ -11,7 +11,7 @@
  * compares against. --profile runs our servers under --cpu-prof and prints
  * where their time went during the measured phases. --baseline <checkout>
  * runs each of our selected scenarios a second time from another checkout
- * (`<id>@baseline`, right after its own in every round), so a change and
+ * (`<id>-baseline`, right after its own in every round), so a change and
  * what it changes are measured in alternation on the same machine and
  * database; such a run never writes the record. The webhook delivery
  * bench (bench/webhooks.ts) runs in full runs and alone with --only webhooks;

@@ -18,7 +18,7 @@ export interface Scenario {
   /** The one outcome every answer must have (see LoadResult.outcomes). */
   expected: string;
   start(): Promise<Subject>;
-  /** Ours only: the same scenario served by another checkout (--baseline), as `<id>@baseline`. */
+  /** Ours only: the same scenario served by another checkout (--baseline), as `<id>-baseline`. */
   baseline?(root: string): Scenario;
 }
 
@@ -161,7 +161,7 @@ export function createScenarios(context: ScenarioContext): Scenario[] {
     options: { seed?: (server: BenchProcess, id: string) => Promise<void>; extraEnv?: Record<string, string> } = {},
   ): Scenario => {
     const at = (root: string | undefined): Scenario => {
-      const runId = root === undefined ? id : `${id}@baseline`;
+      const runId = root === undefined ? id : `${id}-baseline`;
       return {
         id: runId,
         label: root === undefined ? label : `${label} [baseline]`,

@@ -72,10 +72,11 @@ const createWithEventText = `
     on pi.merchant_id = ${merchantParameter} and pi.livemode = ${livemodeParameter}::boolean and pi.client_reference = ${referenceParameter}`;
 
 /** createWithEvent is the one-statement create of change's intent with its event, as change's remembered context expects. */
-export function createWithEvent(outbox: EventOutbox, change: EventChange): { step: StatementStep; events: EventRecord[] } {
+export function createWithEvent(outbox: EventOutbox, change: EventChange): { step: StatementStep; events: EventRecord[]; deliveries: number } {
   const { events, deliveries } = render(outbox, [change]);
   return {
     events,
+    deliveries: deliveries.length,
     step: {
       text: createWithEventText,
       values: [

@@ -179,9 +179,13 @@ export function recordValues(events: readonly EventRecord[], deliveries: readonl
 /**
  * recordEvents renders each change through the outbox and returns the step
  * that writes the events and one pending delivery (due at the event's time)
- * per endpoint taking its type, with the records to announce after COMMIT.
+ * per endpoint taking its type, with the records to announce after COMMIT
+ * and how many deliveries at most it writes.
  */
-export function recordEvents(outbox: EventOutbox, changes: readonly EventChange[]): { step: StatementStep; events: EventRecord[] } {
+export function recordEvents(
+  outbox: EventOutbox,
+  changes: readonly EventChange[],
+): { step: StatementStep; events: EventRecord[]; deliveries: number } {
   const { events, deliveries } = render(outbox, changes);
-  return { events, step: { text: recordText, values: recordValues(events, deliveries) } };
+  return { events, deliveries: deliveries.length, step: { text: recordText, values: recordValues(events, deliveries) } };
 }

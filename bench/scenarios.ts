@@ -179,8 +179,9 @@ export function createScenarios(context: ScenarioContext): Scenario[] {
             root,
           });
           try {
-            // Under load the server may still be checking its database when seeding would start (503 until ready).
-            if (options.seed) await untilReady(server.url);
+            // Under load the server may still be checking its database when seeding or the first warm-up
+            // would start (503 until ready).
+            await untilReady(server.url);
             await options.seed?.(server, runId);
             return await subject(server, runId);
           } catch (error) {

@@ -13,7 +13,9 @@
  * runs each of our selected scenarios a second time from another checkout
  * (`<id>-baseline`, right after its own in every round), so a change and
  * what it changes are measured in alternation on the same machine and
- * database; such a run never writes the record. The webhook delivery
+ * database; such a run never writes the record. --built runs our servers
+ * from their dist/ build (npm run build first), as the image does, rather
+ * than src/ under the tsx loader. The webhook delivery
  * bench (bench/webhooks.ts) runs in full runs and alone with --only webhooks;
  * the checkout payment bench (bench/checkout-payment.ts: card payments with
  * TEST_PROCESSOR_LATENCY_MS=1000 on PostgreSQL and the default pool) in full
@@ -61,6 +63,8 @@ const { values: flags } = parseArgs({
     rounds: { type: "string" },
     /** A checkout of another commit (e.g. a `git worktree` of main): each of our scenarios selected also runs it, alternating with this one. */
     baseline: { type: "string" },
+    /** Our servers run their dist/ build (npm run build first; a --baseline checkout's too), as the image does. */
+    built: { type: "boolean", default: false },
     /** With --only webhooks: a checkout of another commit (e.g. `git archive main`), run in alternation with this one. */
     "webhook-baseline": { type: "string" },
   },
@@ -372,6 +376,7 @@ try {
     connections,
     grpcConnections,
     listSeed,
+    built: flags.built,
   })
     .filter((s) => !only || only.test(s.id))
     // Each baseline right after its own scenario: the two alternate within every round.
@@ -393,7 +398,7 @@ try {
   for (const [dir, stretch] of webhookRun?.windows ?? []) windows.set(dir, stretch);
   const payments = paymentsSelected ? await runCheckoutPayment() : undefined;
 
-  const full = !quick && !only && !flags.profile && !flags.baseline;
+  const full = !quick && !only && !flags.profile && !flags.baseline && !flags.built;
   const report: BenchReport = {
     machine,
     date: new Date().toISOString().slice(0, 16).replace("T", " ") + " UTC",

@@ -34,6 +34,8 @@ export interface ScenarioContext {
   grpcConnections: number;
   /** Intents of the list merchant: the list scenarios read the first page of 50 of them. */
   listSeed: number;
+  /** --built: our servers (and a baseline's) run their dist/ build, as the image does, not src/ under tsx. */
+  built?: boolean;
 }
 
 const authorization = (key: string) => `Bearer ${key}`;
@@ -177,6 +179,7 @@ export function createScenarios(context: ScenarioContext): Scenario[] {
             extraEnv: options.extraEnv,
             logPath: logPath(runId),
             root,
+            built: context.built,
           });
           try {
             // Under load the server may still be checking its database when seeding or the first warm-up

@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --quick] [-- --profile] [-- --only <regex>] [-- --no-write] [-- --rounds N]
+ * npm run bench [-- --quick] [-- --profile] [-- --only <regex>] [-- --no-write] [-- --rounds N] [-- --baseline <checkout>]
  *
  * Starts every scenario's process once (the service on a free port, in memory
  * and on a fresh PostgreSQL database, and the reference servers the issue
@@ -9,7 +9,13 @@
  * of every scenario only) rewrites the results section of docs/BENCHMARKS.md
  * and bench/results/last-full-run.json, which the next run's regression check
  * compares against. --profile runs our servers under --cpu-prof and prints
- * where their time went during the measured phases. The webhook delivery
+ * where their time went during the measured phases. --baseline <checkout>
+ * runs each of our selected scenarios a second time from another checkout
+ * (`<id>-baseline`, right after its own in every round), so a change and
+ * what it changes are measured in alternation on the same machine and
+ * database; such a run never writes the record. --built runs our servers
+ * from their dist/ build (npm run build first), as the image does, rather
+ * than src/ under the tsx loader. The webhook delivery
  * bench (bench/webhooks.ts) runs in full runs and alone with --only webhooks;
  * the checkout payment bench (bench/checkout-payment.ts: card payments with
  * TEST_PROCESSOR_LATENCY_MS=1000 on PostgreSQL and the default pool) in full
@@ -55,6 +61,10 @@ const { values: flags } = parseArgs({
     only: { type: "string" },
     "no-write": { type: "boolean", default: false },
     rounds: { type: "string" },
+    /** A checkout of another commit (e.g. a `git worktree` of main): each of our scenarios selected also runs it, alternating with this one. */
+    baseline: { type: "string" },
+    /** Our servers run their dist/ build (npm run build first; a --baseline checkout's too), as the image does. */
+    built: { type: "boolean", default: false },
     /** With --only webhooks: a checkout of another commit (e.g. `git archive main`), run in alternation with this one. */
     "webhook-baseline": { type: "string" },
   },
@@ -192,9 +202,12 @@ async function runRounds(selected: Scenario[]): Promise<{ results: ScenarioResul
       const statements = m.statements
         ? `, statements ${statementTotal((x) => x.execUsPerRequest)} µs exec + ${statementTotal((x) => x.planUsPerRequest)} µs plan + ${statementTotal((x) => x.walBytesPerRequest)} B WAL/req`
         : "";
+      const threads = Object.entries(m.threadsUsPerRequest ?? {})
+        .map(([name, us]) => `${name} ${us}`)
+        .join(", ");
       const generator = m.generatorUsPerRequest === undefined ? "" : `, load generator ${Math.round(m.generatorUsPerRequest)} µs/req`;
       log(
-        `round ${round}/${rounds} ${s.id}: ${Math.round(m.cpuUsPerRequest)} µs/req (${m.cpuTicks} ticks in ${seconds} s)${dbCpu}${statements}${generator}, ${Math.round(m.result.rps)} req/s, p50 ${m.result.p50Ms.toFixed(2)} ms, p99 ${m.result.p99Ms.toFixed(2)} ms`,
+        `round ${round}/${rounds} ${s.id}: ${Math.round(m.cpuUsPerRequest)} µs/req (${m.cpuTicks} ticks in ${seconds} s; by thread: ${threads})${dbCpu}${statements}${generator}, ${Math.round(m.result.rps)} req/s, p50 ${m.result.p50Ms.toFixed(2)} ms, p99 ${m.result.p99Ms.toFixed(2)} ms`,
       );
     }
   }
@@ -363,7 +376,11 @@ try {
     connections,
     grpcConnections,
     listSeed,
-  }).filter((s) => !only || only.test(s.id));
+    built: flags.built,
+  })
+    .filter((s) => !only || only.test(s.id))
+    // Each baseline right after its own scenario: the two alternate within every round.
+    .flatMap((s) => (flags.baseline && s.baseline ? [s, s.baseline(flags.baseline)] : [s]));
   // Profiled, the webhook bench runs only when asked for by name (its figures then carry the profiler's cost).
   const webhooksSelected = flags.profile ? only?.test("webhooks") === true : !only || only.test("webhooks");
   const paymentsSelected = !flags.profile && (!only || only.test("checkout-payment"));
@@ -381,7 +398,7 @@ try {
   for (const [dir, stretch] of webhookRun?.windows ?? []) windows.set(dir, stretch);
   const payments = paymentsSelected ? await runCheckoutPayment() : undefined;
 
-  const full = !quick && !only && !flags.profile;
+  const full = !quick && !only && !flags.profile && !flags.baseline && !flags.built;
   const report: BenchReport = {
     machine,
     date: new Date().toISOString().slice(0, 16).replace("T", " ") + " UTC",

@@ -18,6 +18,8 @@ export interface Scenario {
   /** The one outcome every answer must have (see LoadResult.outcomes). */
   expected: string;
   start(): Promise<Subject>;
+  /** Ours only: the same scenario served by another checkout (--baseline), as `<id>-baseline`. */
+  baseline?(root: string): Scenario;
 }
 
 export interface ScenarioContext {
@@ -32,6 +34,8 @@ export interface ScenarioContext {
   grpcConnections: number;
   /** Intents of the list merchant: the list scenarios read the first page of 50 of them. */
   listSeed: number;
+  /** --built: our servers (and a baseline's) run their dist/ build, as the image does, not src/ under tsx. */
+  built?: boolean;
 }
 
 const authorization = (key: string) => `Bearer ${key}`;
@@ -155,39 +159,48 @@ export function createScenarios(context: ScenarioContext): Scenario[] {
     label: string,
     store: "memory" | "postgres",
     expected: string,
-    subject: (server: BenchProcess) => Promise<Subject>,
-    options: { seed?: (server: BenchProcess) => Promise<void>; extraEnv?: Record<string, string> } = {},
-  ): Scenario => ({
-    id,
-    label,
-    store: store === "memory" ? "memory" : "PostgreSQL",
-    kind: "ours",
-    expected,
-    async start() {
-      if (store === "postgres") await ensureSchema();
-      const server = await startService({
-        databaseUrl: store === "postgres" ? context.db.url : undefined,
-        profileDir: context.profileDir,
-        profileName: id,
-        extraEnv: options.extraEnv,
-        logPath: logPath(id),
-      });
-      try {
-        // Under load the server may still be checking its database when seeding would start (503 until ready).
-        if (options.seed) await untilReady(server.url);
-        await options.seed?.(server);
-        return await subject(server);
-      } catch (error) {
-        await server.stop();
-        throw error;
-      }
-    },
-  });
+    subject: (server: BenchProcess, id: string) => Promise<Subject>,
+    options: { seed?: (server: BenchProcess, id: string) => Promise<void>; extraEnv?: Record<string, string> } = {},
+  ): Scenario => {
+    const at = (root: string | undefined): Scenario => {
+      const runId = root === undefined ? id : `${id}-baseline`;
+      return {
+        id: runId,
+        label: root === undefined ? label : `${label} [baseline]`,
+        store: store === "memory" ? "memory" : "PostgreSQL",
+        kind: "ours",
+        expected,
+        async start() {
+          if (store === "postgres") await ensureSchema();
+          const server = await startService({
+            databaseUrl: store === "postgres" ? context.db.url : undefined,
+            profileDir: context.profileDir,
+            profileName: runId,
+            extraEnv: options.extraEnv,
+            logPath: logPath(runId),
+            root,
+            built: context.built,
+          });
+          try {
+            // Under load the server may still be checking its database when seeding or the first warm-up
+            // would start (503 until ready).
+            await untilReady(server.url);
+            await options.seed?.(server, runId);
+            return await subject(server, runId);
+          } catch (error) {
+            await server.stop();
+            throw error;
+          }
+        },
+      };
+    };
+    return { ...at(undefined), baseline: at };
+  };
   const wrkSubject = (drive: Drive, store: "memory" | "postgres") => async (server: BenchProcess) =>
     serverSubject(server, drive, store === "postgres");
-  const grpc = (id: string, store: "memory" | "postgres") => (server: BenchProcess) => grpcSubject(server, context, id, store === "postgres");
-  const seedList = (store: string) => (server: BenchProcess) =>
-    seedIntents(server.url, merchants.list.key, context.listSeed, `list-${store}`);
+  const grpc = (store: "memory" | "postgres") => (server: BenchProcess, id: string) => grpcSubject(server, context, id, store === "postgres");
+  // Each server seeds references of its own: a baseline's seeding beside ours would otherwise be replays.
+  const seedList = (server: BenchProcess, id: string) => seedIntents(server.url, merchants.list.key, context.listSeed, `list-${id}`);
 
   const reference = (id: string, label: string, script: string, env: Record<string, string>, drive: "rest" | "grpc"): Scenario => ({
     id,
@@ -246,10 +259,10 @@ export function createScenarios(context: ScenarioContext): Scenario[] {
     ours("rest-create-memory-quiet", "REST create, no request log (LOG_LEVEL=warn)", "memory", "201", wrkSubject(http.restCreate, "memory"), {
       extraEnv: { LOG_LEVEL: "warn" },
     }),
-    ours("rest-list-memory", list, "memory", "200", wrkSubject(http.restList, "memory"), { seed: seedList("memory") }),
+    ours("rest-list-memory", list, "memory", "200", wrkSubject(http.restList, "memory"), { seed: seedList }),
     ours("connect-create-memory", "Connect JSON create (HTTP/1.1)", "memory", "200", wrkSubject(http.connectCreate, "memory")),
     reference("ref-grpc-http2", "Reference: raw node:http2 gRPC unary create (hand-framed)", "reference-grpc-http2.ts", {}, "grpc"),
-    ours("grpc-create-memory", "gRPC create (binary, HTTP/2)", "memory", "grpc-status 0", grpc("grpc-create-memory", "memory")),
+    ours("grpc-create-memory", "gRPC create (binary, HTTP/2)", "memory", "grpc-status 0", grpc("memory")),
     pgBaseline("ref-pg-cte", "Reference: plain pg, one CTE insert (intent + 2 methods), no HTTP", "cte"),
     {
       id: "ref-pg-http",
@@ -269,8 +282,8 @@ export function createScenarios(context: ScenarioContext): Scenario[] {
     },
     pgBaseline("ref-pg-tx", "Reference: plain pg, BEGIN + INSERT + COMMIT, no HTTP", "transaction"),
     ours("rest-create-postgres", "REST create", "postgres", "201", wrkSubject(http.restCreate, "postgres")),
-    ours("rest-list-postgres", list, "postgres", "200", wrkSubject(http.restList, "postgres"), { seed: seedList("postgres") }),
+    ours("rest-list-postgres", list, "postgres", "200", wrkSubject(http.restList, "postgres"), { seed: seedList }),
     ours("connect-create-postgres", "Connect JSON create (HTTP/1.1)", "postgres", "200", wrkSubject(http.connectCreate, "postgres")),
-    ours("grpc-create-postgres", "gRPC create (binary, HTTP/2)", "postgres", "grpc-status 0", grpc("grpc-create-postgres", "postgres")),
+    ours("grpc-create-postgres", "gRPC create (binary, HTTP/2)", "postgres", "grpc-status 0", grpc("postgres")),
   ];
 }

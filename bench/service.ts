@@ -36,6 +36,8 @@ export interface ServiceOptions {
   logPath: string;
   /** The checkout to run (default this one). */
   root?: string;
+  /** Run dist/src/main.js (npm run build first), as the image does, instead of src/main.ts under tsx. */
+  built?: boolean;
 }
 
 /**
@@ -49,7 +51,7 @@ export function startService(options: ServiceOptions): Promise<BenchProcess> {
     ? ["--cpu-prof", `--cpu-prof-dir=${join(options.profileDir, options.profileName ?? "service")}`]
     : [];
   return startBenchProcess({
-    script: join("src", "main.ts"),
+    script: options.built ? join("dist", "src", "main.js") : join("src", "main.ts"),
     nodeArgs,
     logPath: options.logPath,
     root: options.root,

@@ -32,7 +32,7 @@ export interface BenchProcess extends BenchChild {
 }
 
 export interface BenchChildOptions {
-  /** The script to run with tsx, relative to the repository root. */
+  /** The script to run with tsx (a .js file: with Node alone), relative to the repository root. */
   script: string;
   env: Record<string, string | undefined>;
   /** Extra Node flags, e.g. ["--cpu-prof", "--cpu-prof-dir=…"]. */
@@ -86,7 +86,9 @@ export function spawnBenchChild(options: BenchChildOptions): BenchChild {
   const log = openSync(options.logPath, "a");
   let child: ChildProcess;
   try {
-    child = spawn(process.execPath, [...(options.nodeArgs ?? []), "--import", "tsx", options.script], {
+    // Built JavaScript (npm run build: dist/, what the image ships) runs without the TypeScript loader.
+    const loader = options.script.endsWith(".js") ? [] : ["--import", "tsx"];
+    child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...loader, options.script], {
       cwd: options.root ?? repoRoot,
       env,
       stdio: options.pipeStdio ? ["pipe", "pipe", log] : ["ignore", "ignore", log],

@@ -1,6 +1,6 @@
 import { backendTicksSpent, type DatabaseCpuMeter } from "./database-cpu.js";
 import type { LoadResult } from "./load-result.js";
-import { cpuTicks } from "./proc-stat.js";
+import { cpuTicks, threadTicks } from "./proc-stat.js";
 import { statementFigures, type StatementFigure } from "./statement-stats.js";
 
 /**
@@ -37,6 +37,12 @@ export interface Measurement {
   statements?: StatementFigure[];
   /** The load generator's own CPU, when known. */
   generatorUsPerRequest?: number;
+  /**
+   * The subject's CPU per request by thread name (/proc/<pid>/task/<tid>/comm,
+   * threads of one name added up): the main thread (the event loop) apart
+   * from the webhook worker, the garbage collector's and libuv's threads.
+   */
+  threadsUsPerRequest?: Record<string, number>;
   /** process.hrtime of the phase, in µs (CLOCK_MONOTONIC, as V8's profile timestamps): to cut a CPU profile to it. */
   window: { startUs: number; endUs: number };
 }
@@ -60,11 +66,13 @@ export async function measurePhase(subject: Subject, runId: string, seconds: num
   const walBefore = database ? await database.walBytes() : undefined;
   const statementsBefore = database && !database.statements.unavailable ? await database.statements.snapshot() : undefined;
   const generatorBefore = subject.generatorPid === undefined ? undefined : cpuTicks(subject.generatorPid);
+  const threadsBefore = threadTicks(subject.pid);
   const before = cpuTicks(subject.pid);
   const startUs = monotonicUs();
   const result = await subject.drive(runId, seconds);
   const endUs = monotonicUs();
   const after = cpuTicks(subject.pid);
+  const threadsAfter = threadTicks(subject.pid);
   const generatorAfter = subject.generatorPid === undefined ? undefined : cpuTicks(subject.generatorPid);
   const dbAfter = database ? await database.sample(subject.pid) : undefined;
   const walAfter = database ? await database.walBytes() : undefined;
@@ -83,6 +91,18 @@ export async function measurePhase(subject: Subject, runId: string, seconds: num
     walBytesPerRequest: walBefore !== undefined && walAfter !== undefined ? Number(walAfter - walBefore) / Math.max(1, result.requests) : undefined,
     statements: statementsBefore && statementsAfter ? statementFigures(statementsBefore, statementsAfter, result.requests) : undefined,
     generatorUsPerRequest: generatorSeconds === undefined ? undefined : (generatorSeconds / Math.max(1, result.requests)) * 1e6,
+    threadsUsPerRequest: byThreadName(threadsBefore, threadsAfter, perRequest),
     window: { startUs, endUs },
   };
+}
+
+/** byThreadName adds up each thread's ticks between two readings by its name, as µs per request; a thread that started meanwhile counts from 0. */
+function byThreadName(
+  before: ReadonlyMap<number, { name: string; ticks: number }>,
+  after: ReadonlyMap<number, { name: string; ticks: number }>,
+  perRequest: (ticks: number) => number,
+): Record<string, number> {
+  const ticks = new Map<string, number>();
+  for (const [tid, { name, ticks: now }] of after) ticks.set(name, (ticks.get(name) ?? 0) + now - (before.get(tid)?.ticks ?? 0));
+  return Object.fromEntries([...ticks].filter(([, t]) => t > 0).sort((a, b) => b[1] - a[1]).map(([name, t]) => [name, Math.round(perRequest(t))]));
 }

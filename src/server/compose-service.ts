@@ -177,7 +177,7 @@ export async function composeService(config: Config, overrides: ServiceOverrides
     presenter,
     ids,
     encodeJson: createRestEncoders().encoderFor(EventSchema),
-    onCommitted: (events) => notifier.notify(events),
+    onCommitted: (events, deliveries) => notifier.notify(events, deliveries),
   });
   let opened: Stores;
   try {
@@ -334,7 +334,8 @@ export async function composeService(config: Config, overrides: ServiceOverrides
         logger,
       });
   // A commit makes its deliveries due now: the engine looks at once instead of at its next poll.
-  const stopWakingOnCommit = notifier.subscribeAll(() => engine.wake());
+  // One that wrote none (no endpoint takes its events) made nothing due: no wake-up, no claim.
+  const stopWakingOnCommit = notifier.subscribeAll((_, deliveries) => deliveries !== 0 && engine.wake());
   // After the test clock jumps, intents that lapsed expire now and retries that fell due go out now, not at the next tick.
   const stopWakingOnAdvance = testClock?.onAdvance(() => {
     sweep.wake();

@@ -11,8 +11,8 @@ export interface EventOutboxOptions {
   ids: Pick<IdGenerator, "eventId" | "webhookDeliveryId">;
   /** The Event's REST JSON (the transport's encoder, passed down so the service imports no transport). */
   encodeJson: (event: Event) => string;
-  /** Told after each commit that recorded events (the delivery engine's wake-up, the event streams). */
-  onCommitted: (events: readonly EventRecord[]) => void;
+  /** Told after each commit that recorded events (the delivery engine's wake-up, the event streams), as EventOutbox.committed. */
+  onCommitted: (events: readonly EventRecord[], deliveries: number | undefined) => void;
 }
 
 /**
@@ -40,8 +40,8 @@ export function createEventOutbox(options: EventOutboxOptions): EventOutbox {
       return { id: message.id, createdAt: at, payload: toBinary(EventSchema, message), body: encodeJson(message) };
     },
     deliveryId: () => ids.webhookDeliveryId(),
-    committed(events) {
-      if (events.length > 0) options.onCommitted(events);
+    committed(events, deliveries) {
+      if (events.length > 0) options.onCommitted(events, deliveries);
     },
   };
 }

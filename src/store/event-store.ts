@@ -34,8 +34,13 @@ export interface EventOutbox {
   render(type: EventType, change: IntentWithAccount, at: Date, refund?: RefundRecord): RenderedEvent;
   /** A new delivery id ("whd_" + UUIDv7). */
   deliveryId(): string;
-  /** Told after the commit (wakes the delivery engine and event streams). Must not throw. */
-  committed(events: readonly EventRecord[]): void;
+  /**
+   * Told after the commit (wakes the event streams, and the delivery engine
+   * unless deliveries is 0: a commit that wrote no delivery made nothing due).
+   * deliveries: at most how many deliveries the commit wrote; unset when not
+   * counted. Must not throw.
+   */
+  committed(events: readonly EventRecord[], deliveries?: number): void;
 }
 
 /** Position after which a keyset page of events starts: the last event of the previous page. */

@@ -42,6 +42,8 @@ export interface ContractOutbox {
   outbox: EventOutbox;
   /** Every committed() call, in order. */
   commits: EventRecord[][];
+  /** Each committed() call's count of deliveries, in the same order. */
+  committedDeliveries: (number | undefined)[];
   /** The REST JSON of the GET shape of an intent judged at a time: what an event's data must be. */
   getShape(view: IntentWithAccount, at: Date): unknown;
 }
@@ -52,16 +54,21 @@ export function createContractOutbox(): ContractOutbox {
   const presenter = createPaymentIntentPresenter({ publicUrl: "https://pay.example.com", catalogue });
   const encoders = createRestEncoders();
   const commits: EventRecord[][] = [];
+  const committedDeliveries: (number | undefined)[] = [];
   const outbox = createEventOutbox({
     presenter,
     ids: createIdGenerator(createSystemClock()),
     encodeJson: encoders.encoderFor(EventSchema),
-    onCommitted: (events) => void commits.push([...events]),
+    onCommitted: (events, deliveries) => {
+      commits.push([...events]);
+      committedDeliveries.push(deliveries);
+    },
   });
   const encodeItem = encoders.encoderFor(PaymentIntentListItemSchema);
   return {
     outbox,
     commits,
+    committedDeliveries,
     getShape: (view, at) => JSON.parse(encodeItem(presenter.toListItem(view.intent, view.account, at))),
   };
 }

@@ -142,6 +142,16 @@ export function describeEventOutboxContract(name: string, makeStores: MakeEventS
       );
     });
 
+    it("tells the outbox how many deliveries each commit made: 0 when no endpoint takes its event, so nothing wakes the delivery engine", async () => {
+      await insert(1);
+      await endpoint({ eventTypes: ["payment_intent.succeeded"] });
+      await insert(2);
+      const every = await endpoint();
+      await insert(3);
+      assert.deepEqual(o.committedDeliveries, [0, 0, 1]);
+      assert.equal((await deliveriesOf(every.id)).length, 1);
+    });
+
     /** Each change at at(20); only the sweep's intent has lapsed by then (a lapsed pending intent shows as expired). */
     const changes: { name: string; type: EventType; status: string; lapsed?: true; begun?: true; change(record: PaymentIntentRecord): Promise<Date> }[] = [
       {

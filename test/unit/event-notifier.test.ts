@@ -74,4 +74,14 @@ describe("createEventNotifier", () => {
       ["engine gone", "engine gone"],
     );
   });
+
+  it("passes a subscriber of every merchant the commit's count of deliveries, as the outbox gave it", () => {
+    const notifier = createEventNotifier();
+    const told: (number | undefined)[] = [];
+    notifier.subscribeAll((_, deliveries) => void told.push(deliveries));
+    notifier.notify([event("1", "a")], 0);
+    notifier.notify([event("2", "a")], 2);
+    notifier.notify([event("3", "a")]);
+    assert.deepEqual(told, [0, 2, undefined]);
+  });
 });

@@ -24,13 +24,15 @@ export interface MemoryEventRecorder {
   record(change: IntentChange, after: IntentWithAccount, at: Date): EventRecord | undefined;
   /** Records an event of the given type (a refund's, with the refund) and its deliveries; returns it. */
   recordType(type: EventType, after: IntentWithAccount, at: Date, refund?: RefundRecord): EventRecord;
-  /** After the change: tells the outbox of the events recorded (none: nothing to tell). */
+  /** After the change: tells the outbox of the events recorded (none: nothing to tell) and of the deliveries they made. */
   committed(events: readonly EventRecord[]): void;
 }
 
 /** createMemoryEventRecorder writes events and deliveries through the outbox's rendering into the shared tables. */
 export function createMemoryEventRecorder(outbox: EventOutbox, tables: MemoryWebhookTables): MemoryEventRecorder {
   const { events, endpoints, queue } = tables;
+  // Deliveries enqueued since the last committed(): a change records and commits in one synchronous step.
+  let enqueued = 0;
   const recorder: MemoryEventRecorder = {
     record(change, after, at) {
       const type = eventTypeOf(change);
@@ -51,11 +53,14 @@ export function createMemoryEventRecorder(outbox: EventOutbox, tables: MemoryWeb
         // An endpoint receives only its own mode's events (issue 23, §1).
         if (endpoint.livemode !== event.livemode || !takesEventType(endpoint, type) || queue.endpoint(endpoint.id)?.status !== "enabled") continue;
         queue.enqueue({ id: outbox.deliveryId(), eventId: event.id, eventType: type, endpointId: endpoint.id, body: event.body, createdAt: event.createdAt });
+        enqueued++;
       }
       return event;
     },
     committed(recorded) {
-      if (recorded.length > 0) outbox.committed(recorded.map(copyEvent));
+      const deliveries = enqueued;
+      enqueued = 0;
+      if (recorded.length > 0) outbox.committed(recorded.map(copyEvent), deliveries);
     },
   };
   return recorder;

@@ -1,6 +1,6 @@
 import type { EventRecord } from "../../domain/event.js";
 import type { EventOutbox } from "../event-store.js";
-import { render, recordValues, type EventChange } from "./event-sql.js";
+import { deliveryValues, render, type EventChange } from "./event-sql.js";
 import {
   firstSplitAccount,
   insertColumns,
@@ -14,7 +14,7 @@ import {
   referenceParameter,
 } from "./intent-sql.js";
 import type { StatementStep } from "./statement-pipeline.js";
-import { textArrayParam } from "./sql-values.js";
+import { textArrayParam, timestampParam } from "./sql-values.js";
 
 /**
  * The create with its event in one statement, for a create whose outbox
@@ -32,9 +32,12 @@ import { textArrayParam } from "./sql-values.js";
  *
  * One row: holds?, inserted?, then the intent stored under the reference if
  * this snapshot sees one (a replay). Parameters: insertIntent's (insertValues),
- * then the outbox's recordText's thirteen (the events', the deliveries', the
- * events' modes), then the account id expected (null: none), the event type,
- * and the endpoint ids expected.
+ * then thirteen in the order of the outbox's recordText (event-sql.ts), but
+ * the one event's columns as scalars (its payload a Buffer, sent in binary)
+ * where recordText takes arrays of events: merchant, id, type, intent, time,
+ * payload, body; the deliveries' five arrays; the event's mode. Then the
+ * account id expected (null: none), the event type, and the endpoint ids
+ * expected.
  */
 /** $n after the create's own parameters: n = 1 is the first of recordText's. */
 const p = (n: number) => `$${insertParameterCount + n}`;
@@ -57,8 +60,7 @@ const createWithEventText = `
     returning id, merchant_id
   ), ${insertSplitsCte}, recorded as (
     insert into events (merchant_id, id, type, payment_intent_id, created_at, payload, body, livemode)
-    select e.* from unnest(${p(1)}::text[], ${p(2)}::text[], ${p(3)}::text[], ${p(4)}::text[], ${p(5)}::timestamptz[], ${p(6)}::bytea[], ${p(7)}::text[],
-      ${p(13)}::boolean[]) as e
+    select ${p(1)}::text, ${p(2)}::text, ${p(3)}::text, ${p(4)}::text, ${p(5)}::timestamptz, ${p(6)}::bytea, ${p(7)}::text, ${p(13)}::boolean
     where exists (select 1 from inserted)
   ), delivered as (
     insert into webhook_deliveries (merchant_id, id, event_id, endpoint_id, status, next_attempt_at, created_at, updated_at)
@@ -72,15 +74,26 @@ const createWithEventText = `
     on pi.merchant_id = ${merchantParameter} and pi.livemode = ${livemodeParameter}::boolean and pi.client_reference = ${referenceParameter}`;
 
 /** createWithEvent is the one-statement create of change's intent with its event, as change's remembered context expects. */
-export function createWithEvent(outbox: EventOutbox, change: EventChange): { step: StatementStep; events: EventRecord[] } {
+export function createWithEvent(outbox: EventOutbox, change: EventChange): { step: StatementStep; events: EventRecord[]; deliveries: number } {
   const { events, deliveries } = render(outbox, [change]);
+  const event = events[0]!;
+  const { payload } = event;
   return {
     events,
+    deliveries: deliveries.length,
     step: {
       text: createWithEventText,
       values: [
         ...insertValues(change.intent),
-        ...recordValues(events, deliveries),
+        event.merchantId,
+        event.id,
+        event.type,
+        event.paymentIntentId,
+        timestampParam(event.createdAt),
+        Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength),
+        event.body,
+        ...deliveryValues(deliveries),
+        String(event.livemode),
         change.context.account?.id ?? null,
         change.type,
         textArrayParam(deliveries.map((d) => d.endpointId)),

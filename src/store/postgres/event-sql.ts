@@ -158,7 +158,7 @@ export function render(outbox: EventOutbox, changes: readonly EventChange[]): { 
 }
 
 /** The values of recordText ($1–$13): the events' columns, then the deliveries', then the events' modes. */
-export function recordValues(events: readonly EventRecord[], deliveries: readonly NewDeliveryRow[]): (string | null)[] {
+function recordValues(events: readonly EventRecord[], deliveries: readonly NewDeliveryRow[]): (string | null)[] {
   return [
     textArrayParam(events.map((e) => e.merchantId)),
     textArrayParam(events.map((e) => e.id)),
@@ -167,21 +167,32 @@ export function recordValues(events: readonly EventRecord[], deliveries: readonl
     textArrayParam(events.map((e) => timestampParam(e.createdAt))),
     byteaArrayParam(events.map((e) => e.payload)),
     textArrayParam(events.map((e) => e.body)),
+    ...deliveryValues(deliveries),
+    modesParam(events),
+  ];
+}
+
+/** The deliveries' five arrays (recordText's $8–$12): merchants, ids, events, endpoints, due times. */
+export function deliveryValues(deliveries: readonly NewDeliveryRow[]): string[] {
+  return [
     textArrayParam(deliveries.map((d) => d.merchantId)),
     textArrayParam(deliveries.map((d) => d.id)),
     textArrayParam(deliveries.map((d) => d.eventId)),
     textArrayParam(deliveries.map((d) => d.endpointId)),
     textArrayParam(deliveries.map((d) => timestampParam(d.at))),
-    modesParam(events),
   ];
 }
 
 /**
  * recordEvents renders each change through the outbox and returns the step
  * that writes the events and one pending delivery (due at the event's time)
- * per endpoint taking its type, with the records to announce after COMMIT.
+ * per endpoint taking its type, with the records to announce after COMMIT
+ * and how many deliveries at most it writes.
  */
-export function recordEvents(outbox: EventOutbox, changes: readonly EventChange[]): { step: StatementStep; events: EventRecord[] } {
+export function recordEvents(
+  outbox: EventOutbox,
+  changes: readonly EventChange[],
+): { step: StatementStep; events: EventRecord[]; deliveries: number } {
   const { events, deliveries } = render(outbox, changes);
-  return { events, step: { text: recordText, values: recordValues(events, deliveries) } };
+  return { events, deliveries: deliveries.length, step: { text: recordText, values: recordValues(events, deliveries) } };
 }

@@ -93,7 +93,7 @@ export function createPostgresPaymentIntentStore(db: Database, options: Postgres
     if (changes.length === 0) return tx.commit(steps);
     const recorded = recordEvents(outbox, changes);
     const results = await tx.commit([...steps, recorded.step]);
-    outbox.committed(recorded.events);
+    outbox.committed(recorded.events, recorded.deliveries);
     return results;
   }
 
@@ -105,15 +105,15 @@ export function createPostgresPaymentIntentStore(db: Database, options: Postgres
         if (remembered) {
           const created = createWithEvent(outbox, {
             type: "payment_intent.created",
-            intent: structuredClone(record),
+            intent: record,
             context: remembered,
             at: record.createdAt,
           });
           const [result] = await db.run(true, [created.step]);
           const row = result!.rows[0]!;
           if (row[1] === "t") {
-            outbox.committed(created.events);
-            return { inserted: true, record: structuredClone(record) };
+            outbox.committed(created.events, created.deliveries);
+            return { inserted: true, record };
           }
           if (row[0] === "t") {
             // A replay: nothing written.
@@ -130,9 +130,8 @@ export function createPostgresPaymentIntentStore(db: Database, options: Postgres
           if (row[0] === "t") {
             const context = readEventContext(row, 1 + sql.intentColumnCount);
             contexts.learn(record, context);
-            const intent = structuredClone(record);
-            await commitWithEvents(tx, outbox, [{ type: "payment_intent.created", intent, context, at: record.createdAt }], []);
-            return { inserted: true, record: structuredClone(record) };
+            await commitWithEvents(tx, outbox, [{ type: "payment_intent.created", intent: record, context, at: record.createdAt }], []);
+            return { inserted: true, record };
           }
           // A replay wrote nothing: the transaction is rolled back.
           if (row[1] !== null) return { inserted: false, existing: sql.readIntent(row, 1) };
@@ -142,7 +141,7 @@ export function createPostgresPaymentIntentStore(db: Database, options: Postgres
       }
       const [result] = await db.run(true, [sql.insertIntent(record)]);
       const row = result!.rows[0]!;
-      if (row[0] === "t") return { inserted: true, record: structuredClone(record) };
+      if (row[0] === "t") return { inserted: true, record };
       if (row[1] !== null) return { inserted: false, existing: sql.readIntent(row, 1) };
       // The reference was taken by a create that committed after this
       // statement's snapshot was taken (ON CONFLICT waited for it): a new

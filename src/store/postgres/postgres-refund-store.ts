@@ -43,7 +43,7 @@ export function createPostgresRefundStore(db: Database, options: PostgresRefundS
     if (!outbox || changes.length === 0) return commit(steps);
     const recorded = recordEvents(outbox, changes);
     const results = await commit([...steps, recorded.step]);
-    outbox.committed(recorded.events);
+    outbox.committed(recorded.events, recorded.deliveries);
     return results;
   }
 

@@ -1,10 +1,15 @@
 import type { Connection, Submittable } from "pg";
 import type { PreparedStatements } from "./prepared-statements.js";
 
-/** One statement of a pipeline: SQL with `$n` placeholders and its values, as text or null. */
+/**
+ * One statement of a pipeline: SQL with `$n` placeholders and its values, as
+ * text or null, or as a Buffer for a bytea parameter, which node-postgres
+ * sends in binary format: its bytes as they are, with no hex text to build,
+ * send and decode.
+ */
 export interface StatementStep {
   readonly text: string;
-  readonly values: readonly (string | null)[];
+  readonly values: readonly (string | Buffer | null)[];
   /**
    * Planned with its values every time (an unnamed statement), never from a
    * generic plan: for a statement whose best plan depends on the values
@@ -32,7 +37,7 @@ interface WireConnection {
   readonly stream: { writable?: boolean; cork?(): void; uncork?(): void };
   parse(query: { text: string; name?: string; types?: number[] }): void;
   close(message: { type: "S" | "P"; name: string }): void;
-  bind(config: { portal?: string; statement?: string; values?: readonly (string | null)[] }): void;
+  bind(config: { portal?: string; statement?: string; values?: readonly (string | Buffer | null)[] }): void;
   execute(config?: { portal?: string; rows?: number }): void;
   sync(): void;
   sendCopyFail(message: string): void;

@@ -1046,10 +1046,17 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
             "pattern": "^key_(?:test_|live_)?[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$"
           },
           "name": {
-            "type": "string",
-            "maxLength": 100,
-            "pattern": "^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$",
-            "description": "Your name for the key."
+            "anyOf": [
+              {
+                "type": "string",
+                "maxLength": 100,
+                "pattern": "^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "Your name for the key; null for a key made before keys had names (API_KEYS, npm run keys, the sandbox)."
           },
           "mode": {
             "type": "string",
@@ -1067,10 +1074,17 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
             "description": "What the key may do; empty: everything."
           },
           "last4": {
-            "type": "string",
-            "minLength": 4,
-            "maxLength": 4,
-            "description": "The secret's last 4 characters, to tell keys apart."
+            "anyOf": [
+              {
+                "type": "string",
+                "minLength": 4,
+                "maxLength": 4
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "The secret's last 4 characters, to tell keys apart; null for a key stored before they were kept."
           },
           "createdAt": {
             "$ref": "#/components/schemas/DateTime"
@@ -1128,10 +1142,17 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
             "pattern": "^key_(?:test_|live_)?[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$"
           },
           "name": {
-            "type": "string",
-            "maxLength": 100,
-            "pattern": "^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$",
-            "description": "Your name for the key."
+            "anyOf": [
+              {
+                "type": "string",
+                "maxLength": 100,
+                "pattern": "^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "Your name for the key; null for a key made before keys had names (API_KEYS, npm run keys, the sandbox)."
           },
           "mode": {
             "type": "string",
@@ -1149,10 +1170,17 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
             "description": "What the key may do; empty: everything."
           },
           "last4": {
-            "type": "string",
-            "minLength": 4,
-            "maxLength": 4,
-            "description": "The secret's last 4 characters, to tell keys apart."
+            "anyOf": [
+              {
+                "type": "string",
+                "minLength": 4,
+                "maxLength": 4
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "The secret's last 4 characters, to tell keys apart; null for a key stored before they were kept."
           },
           "createdAt": {
             "$ref": "#/components/schemas/DateTime"

@@ -379,8 +379,8 @@ export interface components {
         /** @description ApiKey is a key as listed: never its secret. */
         ApiKey: {
             id: string;
-            /** @description Your name for the key. */
-            name: string;
+            /** @description Your name for the key; null for a key made before keys had names (API_KEYS, npm run keys, the sandbox). */
+            name: string | null;
             /**
              * @description test or live: what the key acts on.
              * @enum {string}
@@ -388,8 +388,8 @@ export interface components {
             mode: "test" | "live";
             /** @description What the key may do; empty: everything. */
             scopes: string[];
-            /** @description The secret's last 4 characters, to tell keys apart. */
-            last4: string;
+            /** @description The secret's last 4 characters, to tell keys apart; null for a key stored before they were kept. */
+            last4: string | null;
             createdAt: components["schemas"]["DateTime"];
             /** @description When the key was last used, to the minute (unset: never since it was made). */
             lastUsedAt: components["schemas"]["DateTime"] | null;
@@ -401,8 +401,8 @@ export interface components {
         /** @description ApiKeyWithSecret is the answer to a creation or a roll: the key and its secret, shown only in this answer. */
         ApiKeyWithSecret: {
             id: string;
-            /** @description Your name for the key. */
-            name: string;
+            /** @description Your name for the key; null for a key made before keys had names (API_KEYS, npm run keys, the sandbox). */
+            name: string | null;
             /**
              * @description test or live: what the key acts on.
              * @enum {string}
@@ -410,8 +410,8 @@ export interface components {
             mode: "test" | "live";
             /** @description What the key may do; empty: everything. */
             scopes: string[];
-            /** @description The secret's last 4 characters, to tell keys apart. */
-            last4: string;
+            /** @description The secret's last 4 characters, to tell keys apart; null for a key stored before they were kept. */
+            last4: string | null;
             createdAt: components["schemas"]["DateTime"];
             /** @description Unset: never used (a new key). */
             lastUsedAt: components["schemas"]["DateTime"] | null;

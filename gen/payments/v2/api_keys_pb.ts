@@ -19,7 +19,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file payments/v2/api_keys.proto.
  */
 export const file_payments_v2_api_keys: GenFile = /*@__PURE__*/
-  fileDesc("ChpwYXltZW50cy92Mi9hcGlfa2V5cy5wcm90bxILcGF5bWVudHMudjIivgIKBkFwaUtleRIbCgJpZBgBIAEoCUIPuv0YC3IJOgRrZXlf2D4BEhkKBG5hbWUYAiABKAlCC7r9GAdyBRhk0D4BEiAKBG1vZGUYAyABKAlCErr9GA5yDFIEdGVzdFIEbGl2ZRIOCgZzY29wZXMYBCADKAkSGAoFbGFzdDQYBSABKAlCCbr9GAVyA5gBBBI3CgpjcmVhdGVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIHuv0YA8gBARIwCgxsYXN0X3VzZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmV4cGlyZXNfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhUKDWFsbG93ZWRfY2lkcnMYCSADKAkiggMKEEFwaUtleVdpdGhTZWNyZXQSGwoCaWQYASABKAlCD7r9GAtyCToEa2V5X9g+ARIZCgRuYW1lGAIgASgJQgu6/RgHcgUYZNA+ARIgCgRtb2RlGAMgASgJQhK6/RgOcgxSBHRlc3RSBGxpdmUSDgoGc2NvcGVzGAQgAygJEhgKBWxhc3Q0GAUgASgJQgm6/RgFcgOYAQQSNwoKY3JlYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCB7r9GAPIAQESMAoMbGFzdF91c2VkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpleHBpcmVzX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIVCg1hbGxvd2VkX2NpZHJzGAkgAygJEjgKBnNlY3JldBgKIAEoCUIouv0YJHIiMiBec2tfKHRlc3R8bGl2ZSlfWzAtOUEtWmEtel17MzZ9JCKsAgoTQ3JlYXRlQXBpS2V5UmVxdWVzdBIbCgRuYW1lGAEgASgJQg26/RgJcgcQARhk0D4BEiMKBG1vZGUYAiABKAlCFbr9GBHYAQFyDFIEdGVzdFIEbGl2ZRJ3CgZzY29wZXMYAyADKAlCZ7r9GGOSAWAQHhgBIlrSPjhtdXN0IGJlIGEgc2NvcGU6ICI8cmVzb3VyY2U+OnJlYWQiIG9yICI8cmVzb3VyY2U+OndyaXRlInIdMhteW2Etel9dezEsNDB9OihyZWFkfHdyaXRlKSQSKgoNYWxsb3dlZF9jaWRycxgEIAMoCUITuv0YD5IBDBAUGAEiBnIEEAMYMRIuCgpleHBpcmVzX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCIUChJMaXN0QXBpS2V5c1JlcXVlc3QiPAoTTGlzdEFwaUtleXNSZXNwb25zZRIlCghhcGlfa2V5cxgBIAMoCzITLnBheW1lbnRzLnYyLkFwaUtleSKfAQoRUm9sbEFwaUtleVJlcXVlc3QSCgoCaWQYASABKAkSbAoNZ3JhY2Vfc2Vjb25kcxgCIAEoBUJQuv0YTNI+Pm11c3QgYmUgYSB3aG9sZSBudW1iZXIgb2Ygc2Vjb25kcyBmcm9tIHtndGV9IHRvIHtsdGV9ICg3IGRheXMpGgkYgPUkKACQPwBIAIgBAUIQCg5fZ3JhY2Vfc2Vjb25kcyIhChNSZXZva2VBcGlLZXlSZXF1ZXN0EgoKAmlkGAEgASgJIoABChRSZXZva2VBcGlLZXlSZXNwb25zZRIZCgZzdGF0dXMYASABKAVCCbr9GAUaAwjIARIZCgV0aXRsZRgCIAEoCUIKuv0YBnIECgJPSxIyCgdtZXNzYWdlGAMgASgJQiG6/RgdchsyGV5BUEkga2V5IGtleV9cUysgcmV2b2tlZCQyigQKDUFwaUtleVNlcnZpY2USegoMQ3JlYXRlQXBpS2V5EiAucGF5bWVudHMudjIuQ3JlYXRlQXBpS2V5UmVxdWVzdBodLnBheW1lbnRzLnYyLkFwaUtleVdpdGhTZWNyZXQiKcL9GA5hcGlfa2V5czp3cml0ZYLT5JMCEToBKiIML3YyL2FwaS1rZXlzEncKC0xpc3RBcGlLZXlzEh8ucGF5bWVudHMudjIuTGlzdEFwaUtleXNSZXF1ZXN0GiAucGF5bWVudHMudjIuTGlzdEFwaUtleXNSZXNwb25zZSIlwv0YDWFwaV9rZXlzOnJlYWSC0+STAg4SDC92Mi9hcGkta2V5cxKAAQoKUm9sbEFwaUtleRIeLnBheW1lbnRzLnYyLlJvbGxBcGlLZXlSZXF1ZXN0Gh0ucGF5bWVudHMudjIuQXBpS2V5V2l0aFNlY3JldCIzwv0YDmFwaV9rZXlzOndyaXRlgtPkkwIbOgEqIhYvdjIvYXBpLWtleXMve2lkfS9yb2xsEoABCgxSZXZva2VBcGlLZXkSIC5wYXltZW50cy52Mi5SZXZva2VBcGlLZXlSZXF1ZXN0GiEucGF5bWVudHMudjIuUmV2b2tlQXBpS2V5UmVzcG9uc2UiK8L9GA5hcGlfa2V5czp3cml0ZYLT5JMCEyoRL3YyL2FwaS1rZXlzL3tpZH1iBnByb3RvMw", [file_google_api_annotations, file_google_protobuf_timestamp, file_payments_access_v1_access, file_payments_rules_v1_rules]);
+  fileDesc("ChpwYXltZW50cy92Mi9hcGlfa2V5cy5wcm90bxILcGF5bWVudHMudjIi2wIKBkFwaUtleRIbCgJpZBgBIAEoCUIPuv0YC3IJOgRrZXlf2D4BEh4KBG5hbWUYAiABKAlCC7r9GAdyBRhk0D4BSACIAQESIAoEbW9kZRgDIAEoCUISuv0YDnIMUgR0ZXN0UgRsaXZlEg4KBnNjb3BlcxgEIAMoCRIdCgVsYXN0NBgFIAEoCUIJuv0YBXIDmAEESAGIAQESNwoKY3JlYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCB7r9GAPIAQESMAoMbGFzdF91c2VkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpleHBpcmVzX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIVCg1hbGxvd2VkX2NpZHJzGAkgAygJQgcKBV9uYW1lQggKBl9sYXN0NCKfAwoQQXBpS2V5V2l0aFNlY3JldBIbCgJpZBgBIAEoCUIPuv0YC3IJOgRrZXlf2D4BEh4KBG5hbWUYAiABKAlCC7r9GAdyBRhk0D4BSACIAQESIAoEbW9kZRgDIAEoCUISuv0YDnIMUgR0ZXN0UgRsaXZlEg4KBnNjb3BlcxgEIAMoCRIdCgVsYXN0NBgFIAEoCUIJuv0YBXIDmAEESAGIAQESNwoKY3JlYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCB7r9GAPIAQESMAoMbGFzdF91c2VkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpleHBpcmVzX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIVCg1hbGxvd2VkX2NpZHJzGAkgAygJEjgKBnNlY3JldBgKIAEoCUIouv0YJHIiMiBec2tfKHRlc3R8bGl2ZSlfWzAtOUEtWmEtel17MzZ9JEIHCgVfbmFtZUIICgZfbGFzdDQirAIKE0NyZWF0ZUFwaUtleVJlcXVlc3QSGwoEbmFtZRgBIAEoCUINuv0YCXIHEAEYZNA+ARIjCgRtb2RlGAIgASgJQhW6/RgR2AEBcgxSBHRlc3RSBGxpdmUSdwoGc2NvcGVzGAMgAygJQme6/RhjkgFgEB4YASJa0j44bXVzdCBiZSBhIHNjb3BlOiAiPHJlc291cmNlPjpyZWFkIiBvciAiPHJlc291cmNlPjp3cml0ZSJyHTIbXlthLXpfXXsxLDQwfToocmVhZHx3cml0ZSkkEioKDWFsbG93ZWRfY2lkcnMYBCADKAlCE7r9GA+SAQwQFBgBIgZyBBADGDESLgoKZXhwaXJlc19hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiFAoSTGlzdEFwaUtleXNSZXF1ZXN0IjwKE0xpc3RBcGlLZXlzUmVzcG9uc2USJQoIYXBpX2tleXMYASADKAsyEy5wYXltZW50cy52Mi5BcGlLZXkinwEKEVJvbGxBcGlLZXlSZXF1ZXN0EgoKAmlkGAEgASgJEmwKDWdyYWNlX3NlY29uZHMYAiABKAVCULr9GEzSPj5tdXN0IGJlIGEgd2hvbGUgbnVtYmVyIG9mIHNlY29uZHMgZnJvbSB7Z3RlfSB0byB7bHRlfSAoNyBkYXlzKRoJGID1JCgAkD8ASACIAQFCEAoOX2dyYWNlX3NlY29uZHMiIQoTUmV2b2tlQXBpS2V5UmVxdWVzdBIKCgJpZBgBIAEoCSKAAQoUUmV2b2tlQXBpS2V5UmVzcG9uc2USGQoGc3RhdHVzGAEgASgFQgm6/RgFGgMIyAESGQoFdGl0bGUYAiABKAlCCrr9GAZyBAoCT0sSMgoHbWVzc2FnZRgDIAEoCUIhuv0YHXIbMhleQVBJIGtleSBrZXlfXFMrIHJldm9rZWQkMooECg1BcGlLZXlTZXJ2aWNlEnoKDENyZWF0ZUFwaUtleRIgLnBheW1lbnRzLnYyLkNyZWF0ZUFwaUtleVJlcXVlc3QaHS5wYXltZW50cy52Mi5BcGlLZXlXaXRoU2VjcmV0IinC/RgOYXBpX2tleXM6d3JpdGWC0+STAhE6ASoiDC92Mi9hcGkta2V5cxJ3CgtMaXN0QXBpS2V5cxIfLnBheW1lbnRzLnYyLkxpc3RBcGlLZXlzUmVxdWVzdBogLnBheW1lbnRzLnYyLkxpc3RBcGlLZXlzUmVzcG9uc2UiJcL9GA1hcGlfa2V5czpyZWFkgtPkkwIOEgwvdjIvYXBpLWtleXMSgAEKClJvbGxBcGlLZXkSHi5wYXltZW50cy52Mi5Sb2xsQXBpS2V5UmVxdWVzdBodLnBheW1lbnRzLnYyLkFwaUtleVdpdGhTZWNyZXQiM8L9GA5hcGlfa2V5czp3cml0ZYLT5JMCGzoBKiIWL3YyL2FwaS1rZXlzL3tpZH0vcm9sbBKAAQoMUmV2b2tlQXBpS2V5EiAucGF5bWVudHMudjIuUmV2b2tlQXBpS2V5UmVxdWVzdBohLnBheW1lbnRzLnYyLlJldm9rZUFwaUtleVJlc3BvbnNlIivC/RgOYXBpX2tleXM6d3JpdGWC0+STAhMqES92Mi9hcGkta2V5cy97aWR9YgZwcm90bzM", [file_google_api_annotations, file_google_protobuf_timestamp, file_payments_access_v1_access, file_payments_rules_v1_rules]);
 
 /**
  * ApiKey is a key as listed: never its secret.
@@ -33,11 +33,12 @@ export type ApiKey = Message<"payments.v2.ApiKey"> & {
   id: string;
 
   /**
-   * Your name for the key.
+   * Your name for the key; null for a key made before keys had names
+   * (API_KEYS, npm run keys, the sandbox).
    *
-   * @generated from field: string name = 2;
+   * @generated from field: optional string name = 2;
    */
-  name: string;
+  name?: string | undefined;
 
   /**
    * test or live: what the key acts on.
@@ -54,11 +55,12 @@ export type ApiKey = Message<"payments.v2.ApiKey"> & {
   scopes: string[];
 
   /**
-   * The secret's last 4 characters, to tell keys apart.
+   * The secret's last 4 characters, to tell keys apart; null for a key
+   * stored before they were kept.
    *
-   * @generated from field: string last4 = 5;
+   * @generated from field: optional string last4 = 5;
    */
-  last4: string;
+  last4?: string | undefined;
 
   /**
    * @generated from field: google.protobuf.Timestamp created_at = 6;
@@ -107,11 +109,12 @@ export type ApiKeyWithSecret = Message<"payments.v2.ApiKeyWithSecret"> & {
   id: string;
 
   /**
-   * Your name for the key.
+   * Your name for the key; null for a key made before keys had names
+   * (API_KEYS, npm run keys, the sandbox).
    *
-   * @generated from field: string name = 2;
+   * @generated from field: optional string name = 2;
    */
-  name: string;
+  name?: string | undefined;
 
   /**
    * test or live: what the key acts on.
@@ -128,11 +131,12 @@ export type ApiKeyWithSecret = Message<"payments.v2.ApiKeyWithSecret"> & {
   scopes: string[];
 
   /**
-   * The secret's last 4 characters, to tell keys apart.
+   * The secret's last 4 characters, to tell keys apart; null for a key
+   * stored before they were kept.
    *
-   * @generated from field: string last4 = 5;
+   * @generated from field: optional string last4 = 5;
    */
-  last4: string;
+  last4?: string | undefined;
 
   /**
    * @generated from field: google.protobuf.Timestamp created_at = 6;

@@ -182,8 +182,8 @@ export async function runTenantIsolation(target: DrillTarget, options: TenantIso
     const endpoint = endpointReply.json as { id: string; secret: string };
     const lastIntent = await call("POST", "/v2/payment-intents", victim.key, { amount: 40_000, customerEmail: victimEmail, clientReference: "victim-order-4" });
     if (lastIntent.status !== 201) throw new Error(`victim setup: HTTP ${lastIntent.status} ${lastIntent.text}`);
-    const victimEvents = ((await call("GET", "/v2/events?pageSize=100", victim.key)).json.events ?? []) as { id: string; data: { id: string } }[];
-    const victimEvent = victimEvents.find((e) => e.data.id === (lastIntent.json as { id: string }).id);
+    const victimEvents = ((await call("GET", "/v2/events?pageSize=100", victim.key)).json.events ?? []) as { id: string; data: { id: string } | null }[];
+    const victimEvent = victimEvents.find((e) => e.data?.id === (lastIntent.json as { id: string }).id);
     if (!victimEvent) throw new Error(`victim setup: no event for ${String(lastIntent.json.id)} in ${JSON.stringify(victimEvents).slice(0, 200)}`);
     secrets.push(endpoint.id, endpoint.secret, hookUrl, (lastIntent.json as { id: string }).id, ...victimEvents.map((e) => e.id));
     const deliveriesPath = `/v2/webhook-endpoints/${endpoint.id}/deliveries`;

@@ -754,7 +754,7 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
         ],
         "responses": {
           "200": {
-            "description": "Event is one change to a payment intent or to one of its refunds: the webhook delivery body and the REST resource are this message's JSON.",
+            "description": "Event is one change to a payment intent, to one of its refunds or to an API key: the webhook delivery body and the REST resource are this message's JSON.",
             "content": {
               "application/json": {
                 "schema": {
@@ -1826,7 +1826,8 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
           "timestamp",
           "data",
           "refund",
-          "livemode"
+          "livemode",
+          "apiKey"
         ],
         "properties": {
           "id": {
@@ -1834,15 +1835,22 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
           },
           "type": {
             "$ref": "#/components/schemas/EventType",
-            "description": "payment_intent.created, .succeeded, .payment_failed, .failed, .expired or .cancelled; refund.created, .succeeded or .failed."
+            "description": "payment_intent.created, .succeeded, .payment_failed, .failed, .expired or .cancelled; refund.created, .succeeded or .failed; api_key.created, .rolled or .revoked."
           },
           "timestamp": {
             "$ref": "#/components/schemas/DateTime",
             "description": "When the change was recorded."
           },
           "data": {
-            "$ref": "#/components/schemas/PaymentIntentListItem",
-            "description": "The payment intent as it was right after the change, as GET /v2/payment-intents/{id} shows it."
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/PaymentIntentListItem"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "The payment intent as it was right after the change, as GET /v2/payment-intents/{id} shows it; unset for api_key.* events."
           },
           "refund": {
             "anyOf": [
@@ -1865,9 +1873,20 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
               }
             ],
             "description": "true for an event of a live-mode payment intent, false in test mode (issue 23, §1); always present. A key lists, reads and streams only its own mode's events, and an endpoint receives only them."
+          },
+          "apiKey": {
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/ApiKey"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "The key an api_key.* event reports, as it was right after the change (never its secret): the key made, the key rolled (its expiresAt the grace's end) or the key revoked; unset for other events."
           }
         },
-        "description": "Event is one change to a payment intent or to one of its refunds: the webhook delivery body and the REST resource are this message's JSON."
+        "description": "Event is one change to a payment intent, to one of its refunds or to an API key: the webhook delivery body and the REST resource are this message's JSON."
       },
       "EventId": {
         "type": "string",
@@ -1887,7 +1906,10 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
           "payment_intent.cancelled",
           "refund.created",
           "refund.succeeded",
-          "refund.failed"
+          "refund.failed",
+          "api_key.created",
+          "api_key.rolled",
+          "api_key.revoked"
         ],
         "description": "What an event reports."
       },

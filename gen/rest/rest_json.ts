@@ -574,19 +574,21 @@ export interface components {
         Description: string;
         /** @description An email address. */
         Email: string;
-        /** @description Event is one change to a payment intent or to one of its refunds: the webhook delivery body and the REST resource are this message's JSON. */
+        /** @description Event is one change to a payment intent, to one of its refunds or to an API key: the webhook delivery body and the REST resource are this message's JSON. */
         Event: {
             id: components["schemas"]["EventId"];
-            /** @description payment_intent.created, .succeeded, .payment_failed, .failed, .expired or .cancelled; refund.created, .succeeded or .failed. */
+            /** @description payment_intent.created, .succeeded, .payment_failed, .failed, .expired or .cancelled; refund.created, .succeeded or .failed; api_key.created, .rolled or .revoked. */
             type: components["schemas"]["EventType"];
             /** @description When the change was recorded. */
             timestamp: components["schemas"]["DateTime"];
-            /** @description The payment intent as it was right after the change, as GET /v2/payment-intents/{id} shows it. */
-            data: components["schemas"]["PaymentIntentListItem"];
+            /** @description The payment intent as it was right after the change, as GET /v2/payment-intents/{id} shows it; unset for api_key.* events. */
+            data: components["schemas"]["PaymentIntentListItem"] | null;
             /** @description The refund a refund.* event reports, as it was right after the change; unset for other events. */
             refund: components["schemas"]["Refund"] | null;
             /** @description true for an event of a live-mode payment intent, false in test mode (issue 23, §1); always present. A key lists, reads and streams only its own mode's events, and an endpoint receives only them. */
             livemode: boolean | null;
+            /** @description The key an api_key.* event reports, as it was right after the change (never its secret): the key made, the key rolled (its expiresAt the grace's end) or the key revoked; unset for other events. */
+            apiKey: components["schemas"]["ApiKey"] | null;
         };
         /** @description evt_ + a UUIDv7; the webhook-id header of its deliveries. */
         EventId: string;
@@ -594,7 +596,7 @@ export interface components {
          * @description What an event reports.
          * @enum {string}
          */
-        EventType: "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.succeeded" | "payment_intent.payment_failed" | "payment_intent.failed" | "payment_intent.expired" | "payment_intent.cancelled" | "refund.created" | "refund.succeeded" | "refund.failed";
+        EventType: "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.succeeded" | "payment_intent.payment_failed" | "payment_intent.failed" | "payment_intent.expired" | "payment_intent.cancelled" | "refund.created" | "refund.succeeded" | "refund.failed" | "api_key.created" | "api_key.rolled" | "api_key.revoked";
         /** @description An absolute http(s) URL, stored and returned as WHATWG URL serialises it. */
         HttpUrl: string;
         /** @description ListApiKeysResponse lists the keys, oldest first. */
@@ -1407,7 +1409,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Event is one change to a payment intent or to one of its refunds: the webhook delivery body and the REST resource are this message's JSON. */
+            /** @description Event is one change to a payment intent, to one of its refunds or to an API key: the webhook delivery body and the REST resource are this message's JSON. */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -155,7 +155,7 @@ export function createOpenApiExamples(options: OpenApiExamplesOptions): OpenApiE
     updatedAt: "2026-11-21T14:33:40.802Z",
   };
 
-  const succeededEvent = { id: eventId, type: "payment_intent.succeeded", timestamp: paid.updatedAt, data: paid, refund: null, livemode: false };
+  const succeededEvent = { id: eventId, type: "payment_intent.succeeded", timestamp: paid.updatedAt, data: paid, refund: null, livemode: false, apiKey: null };
   const createdEvent = {
     id: "evt_019aa3c4-0f80-7a55-b2c1-6e3d8f9a0b12",
     type: "payment_intent.created",
@@ -163,6 +163,7 @@ export function createOpenApiExamples(options: OpenApiExamplesOptions): OpenApiE
     data: listItem,
     refund: null,
     livemode: false,
+    apiKey: null,
   };
   const refund = {
     id: refundId,
@@ -196,6 +197,7 @@ export function createOpenApiExamples(options: OpenApiExamplesOptions): OpenApiE
     data: { ...paid, amountRefunded: "2500", updatedAt: refund.createdAt },
     refund,
     livemode: false,
+    apiKey: null,
   };
   const endpoint = {
     id: endpointId,
@@ -278,6 +280,10 @@ export function createOpenApiExamples(options: OpenApiExamplesOptions): OpenApiE
       succeeded: { summary: "The intent was paid", value: succeededEvent },
       created: { summary: "The intent was created", value: createdEvent },
       refundSucceeded: { summary: "A refund of the intent succeeded", value: refundSucceededEvent },
+      apiKeyCreated: {
+        summary: "An API key was made (never its secret)",
+        value: { id: "evt_019aa3a8-1d50-7e61-9c72-8d9eafb0c1d2", type: "api_key.created", timestamp: createdAt, data: null, refund: null, livemode: false, apiKey },
+      },
     },
     eventPage: {
       firstPage: { summary: "A page with another after it", value: { events: [succeededEvent], nextPageToken: "AZqjxkDmfiGKZJOyXB1-CGQAAAABmhBzIwABmQ" } },

@@ -1,7 +1,6 @@
 import type { ApiKeyVerifier } from "../auth/api-key-verifier.js";
 import type { ApiKeyStore } from "../store/api-key-store.js";
 import { newApiKey } from "../auth/api-key-format.js";
-import { createMemoryApiKeyVerifier } from "../auth/memory-api-key-verifier.js";
 import type { Config } from "../config.js";
 import type { Clock } from "../lib/clock.js";
 import type { IdGenerator } from "../lib/ids.js";
@@ -77,16 +76,14 @@ export async function openStores(
   if (!config.database) {
     const demoKey = wantsDemoKey ? newDemoKey() : undefined;
     const keys = config.apiKeys ?? (demoKey ? [{ merchantId: "demo", key: demoKey }] : []);
-    const verifier = createMemoryApiKeyVerifier(
-      keys.map((k) => ({ ...k, merchantName: k.merchantId })),
-      { clock, newKeyId: ids.apiKeyId },
-    );
+    const memory = createMemoryStores({ outbox: options.outbox, clock, newKeyId: ids.apiKeyId });
+    const verifier = memory.apiKeys;
+    for (const k of keys) verifier.add({ ...k, merchantName: k.merchantId });
     const merchants = createMemoryMerchantDirectory(keys.map((k) => ({ merchantId: k.merchantId, merchantName: k.merchantId })));
     return {
       kind: "memory",
-      ...createMemoryStores({ outbox: options.outbox }),
+      ...memory,
       verifier,
-      apiKeys: verifier,
       merchants,
       enrollment: {
         async enroll({ merchantId, name, key }) {

@@ -178,6 +178,45 @@ describe("REST API keys (issue 23, §2)", () => {
     await settlesAt(clock.iso());
   });
 
+  it("records api_key.created, .rolled and .revoked events (never the secret), delivered to the key's mode's endpoints", async () => {
+    const endpoint = expectJson<{ id: string }>(
+      await client.request("POST", "/v2/webhook-endpoints", { json: { url: "https://shop.example.com/key-hooks", eventTypes: ["api_key.created", "api_key.rolled", "api_key.revoked"] } }),
+      201,
+    );
+    const made = expectJson<ApiKeyJson>(await create({ name: "audited", scopes: ["events:read"] }), 201);
+    const rolled = expectJson<ApiKeyJson>(await roll(made.id, { graceSeconds: 120 }), 201);
+    expectJson(await revoke(rolled.id), 200);
+    const events = expectJson<{ events: { type: string; data: unknown; apiKey: ApiKeyJson | null; livemode: boolean; id: string }[] }>(
+      await client.request("GET", "/v2/events?pageSize=100"),
+      200,
+    ).events.filter((e) => e.apiKey && [made.id, rolled.id].includes(e.apiKey.id));
+    const { secret: _made, ...madeListed } = made;
+    assert.deepEqual(
+      events.map((e) => [e.type, e.apiKey!.id, e.data, e.livemode]),
+      [
+        ["api_key.revoked", rolled.id, null, false],
+        ["api_key.rolled", made.id, null, false],
+        ["api_key.created", made.id, null, false],
+      ],
+    );
+    assert.deepEqual(events[2]!.apiKey, madeListed);
+    assert.equal(events[1]!.apiKey!.expiresAt, new Date(clock.now().getTime() + 120_000).toISOString());
+    const text = JSON.stringify(events);
+    assert.ok(!text.includes(made.secret!) && !text.includes(rolled.secret!), "no event carries a secret");
+    // The filter by type, and the deliveries to the endpoint that takes them.
+    const created = expectJson<{ events: { apiKey: ApiKeyJson | null }[] }>(await client.request("GET", "/v2/events?type=api_key.created&pageSize=100"), 200).events;
+    assert.ok(created.some((e) => e.apiKey?.id === made.id));
+    const deliveries = expectJson<{ deliveries: { eventType: string }[] }>(await client.request("GET", `/v2/webhook-endpoints/${endpoint.id}/deliveries?pageSize=100`), 200).deliveries;
+    assert.deepEqual(deliveries.map((d) => d.eventType).sort(), ["api_key.created", "api_key.revoked", "api_key.rolled"]);
+    // A live key's events are live mode's only.
+    const liveMade = expectJson<ApiKeyJson>(await create({ name: "live audited" }, server.liveKeys["merchantA"]), 201);
+    const testEvents = expectJson<{ events: { apiKey: ApiKeyJson | null }[] }>(await client.request("GET", "/v2/events?pageSize=100"), 200).events;
+    assert.equal(testEvents.some((e) => e.apiKey?.id === liveMade.id), false);
+    const liveEvents = expectJson<{ events: { apiKey: ApiKeyJson | null; livemode: boolean }[] }>(await client.request("GET", "/v2/events?pageSize=100", as(server.liveKeys["merchantA"]!)), 200).events;
+    assert.deepEqual(liveEvents.filter((e) => e.apiKey?.id === liveMade.id).map((e) => e.livemode), [true]);
+    expectJson(await client.request("DELETE", `/v2/webhook-endpoints/${endpoint.id}`), 200);
+  });
+
   it("keeps modes apart: a test key manages only test keys, a live key both", async () => {
     const live = server.liveKeys["merchantA"]!;
     expectError(await create({ name: "x", mode: "live" }), 403, /^a test mode key cannot make live mode keys: use a live key$/);

@@ -5,10 +5,14 @@ import { isKeyActive, type ApiKeyRecord, type NewApiKey } from "../../domain/api
 import type { Principal } from "../../domain/principal.js";
 import type { Clock } from "../../lib/clock.js";
 import type { ApiKeyStore } from "../api-key-store.js";
+import type { EventType } from "../../domain/event.js";
+import type { MemoryEventRecorder } from "./memory-event-recorder.js";
 
 export interface MemoryApiKeyStoreOptions {
   clock: Clock;
   newKeyId(): string;
+  /** Records api_key.* events with the key API's changes (the shared event tables); absent, none. */
+  recorder?: MemoryEventRecorder;
 }
 
 /** MemoryApiKeyStore is the in-memory ApiKeyStore, which also takes keys synchronously (API_KEYS at start). */
@@ -86,6 +90,13 @@ export function createMemoryApiKeyStore(options: MemoryApiKeyStoreOptions): Memo
     return held && held.record.merchantId === merchantId && !held.record.revokedAt ? held : undefined;
   };
 
+  /** Records the key's event in the same synchronous step as its change (memory's transaction), then announces it. */
+  function recorded(type: EventType, record: ApiKeyRecord): ApiKeyRecord {
+    const event = options.recorder?.recordKey(type, copy(record), now());
+    if (event) options.recorder!.committed([event]);
+    return copy(record);
+  }
+
   function verifySync(key: string): Principal | undefined {
     const hash = hashApiKey(key);
     return principalOf(byHash.get(hash.toString("hex")), hash);
@@ -120,7 +131,7 @@ export function createMemoryApiKeyStore(options: MemoryApiKeyStoreOptions): Memo
     },
     async createKey(key: NewApiKey) {
       const { merchantId, key: secret, ...fields } = key;
-      return store(merchantId, secret, { ...fields, scopes: [...fields.scopes], allowedCidrs: [...fields.allowedCidrs] });
+      return recorded("api_key.created", store(merchantId, secret, { ...fields, scopes: [...fields.scopes], allowedCidrs: [...fields.allowedCidrs] }));
     },
     async listMerchantKeys(merchantId, modes) {
       return [...byId.values()]
@@ -137,13 +148,13 @@ export function createMemoryApiKeyStore(options: MemoryApiKeyStoreOptions): Memo
       const { mode, name, scopes, allowedCidrs, expiresAt } = held.record;
       const created = store(merchantId, newKey, { mode, name, scopes: [...scopes], allowedCidrs: [...allowedCidrs], expiresAt });
       if (expiresAt === null || endsAt < expiresAt) held.record.expiresAt = endsAt;
-      return { old: copy(held.record), created };
+      return { old: recorded("api_key.rolled", held.record), created };
     },
     async revokeMerchantKey(merchantId, id) {
       const held = merchantKey(merchantId, id);
       if (!held) return undefined;
       held.record.revokedAt = now();
-      return copy(held.record);
+      return recorded("api_key.revoked", held.record);
     },
     async markUsed(merchantId, id, at) {
       const held = merchantKey(merchantId, id);

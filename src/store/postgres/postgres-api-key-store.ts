@@ -8,11 +8,17 @@ import type { ApiKeyStore } from "../api-key-store.js";
 import { checkStorableText } from "../storable-text.js";
 import { createBoundedTtlCache } from "./bounded-ttl-cache.js";
 import type { Database } from "./database.js";
+import type { EventOutbox } from "../event-store.js";
+import type { EventType } from "../../domain/event.js";
+import type { StatementStep } from "./statement-pipeline.js";
+import { keyEventEndpointsText, recordKeyEvent } from "./event-sql.js";
 import { epochMs, nullableTimestampParam, parseEpochMs, parseNullableEpochMs, parsePlainTextArray, textArrayParam, timestampParam } from "./sql-values.js";
 
 export interface PostgresApiKeyStoreOptions {
   clock: Clock;
   newKeyId(): string;
+  /** Records api_key.* events with the key API's changes, in their transaction; absent, none. */
+  outbox?: EventOutbox;
   /**
    * How long a verified key is trusted without asking the database again.
    * Keeps authentication off the hot path; a revoked key stops working within
@@ -145,6 +151,38 @@ export function createPostgresApiKeyStore(db: Database, options: PostgresApiKeyS
     return { ...principal };
   }
 
+  /**
+   * changeWithEvent runs a key API write and, in its transaction, records
+   * its api_key.* event for the key as the write left it (`read` picks it
+   * from the last step's rows; undefined: nothing changed, nothing
+   * recorded), with a delivery per enabled endpoint of the key's mode taking
+   * the type.
+   */
+  async function changeWithEvent(
+    type: EventType,
+    merchantId: string,
+    steps: readonly StatementStep[],
+    read: (rows: readonly (readonly (string | null)[])[]) => ApiKeyRecord | undefined,
+  ): Promise<ApiKeyRecord | undefined> {
+    const outbox = options.outbox;
+    if (!outbox?.renderKey) {
+      const results = await db.run(true, steps);
+      return read(results[results.length - 1]!.rows);
+    }
+    const recorded = await db.transaction(async (tx) => {
+      const results = await tx.run([...steps, { text: keyEventEndpointsText, values: [merchantId, type] }]);
+      const record = read(results[results.length - 2]!.rows);
+      if (!record) return undefined;
+      const live = record.mode === "live";
+      const endpoints = results[results.length - 1]!.rows.filter((row) => (row[1] === "t") === live).map((row) => row[0]!);
+      const event = recordKeyEvent(outbox, type, record, options.clock.now(), endpoints);
+      await tx.commit(event ? [event.step] : []);
+      return { record, event: event?.event };
+    });
+    if (recorded?.event) outbox.committed([recorded.event]);
+    return recorded?.record;
+  }
+
   return {
     // A key verified within the cache's lifetime: what the failed-auth throttle lets through.
     knows: (key) => {
@@ -202,18 +240,23 @@ export function createPostgresApiKeyStore(db: Database, options: PostgresApiKeyS
     async createKey(key) {
       checkStorableText([key.merchantId, key.name, ...key.scopes, ...key.allowedCidrs]);
       const hash = hashApiKey(key.key).toString("hex");
-      const [, result] = await db.run(true, [
-        ensureMerchant(key.merchantId, key.merchantId),
-        {
-          text: createKeyText,
-          values: [
-            options.newKeyId(), key.merchantId, hash, key.key.slice(0, 12), timestampParam(options.clock.now()), key.mode, key.key.slice(-4),
-            key.name, textArrayParam(key.scopes), textArrayParam(key.allowedCidrs), nullableTimestampParam(key.expiresAt),
-          ],
-        },
-      ]);
+      const created = await changeWithEvent(
+        "api_key.created",
+        key.merchantId,
+        [
+          ensureMerchant(key.merchantId, key.merchantId),
+          {
+            text: createKeyText,
+            values: [
+              options.newKeyId(), key.merchantId, hash, key.key.slice(0, 12), timestampParam(options.clock.now()), key.mode, key.key.slice(-4),
+              key.name, textArrayParam(key.scopes), textArrayParam(key.allowedCidrs), nullableTimestampParam(key.expiresAt),
+            ],
+          },
+        ],
+        (rows) => readKey(rows[0]!),
+      );
       unknown.delete(hash);
-      return readKey(result!.rows[0]!);
+      return created!;
     },
 
     async listMerchantKeys(merchantId, modes) {
@@ -231,20 +274,29 @@ export function createPostgresApiKeyStore(db: Database, options: PostgresApiKeyS
     async rollKey(merchantId, id, newKey, endsAt) {
       checkStorableText([id]);
       const hash = hashApiKey(newKey).toString("hex");
-      const [result] = await db.run(true, [
-        {
-          text: rollText,
-          values: [
-            merchantId, id, options.newKeyId(), timestampParam(endsAt), timestampParam(options.clock.now()),
-            hash, newKey.slice(0, 12), newKey.slice(-4),
-          ],
+      let created: ApiKeyRecord | undefined;
+      const old = await changeWithEvent(
+        "api_key.rolled",
+        merchantId,
+        [
+          {
+            text: rollText,
+            values: [
+              merchantId, id, options.newKeyId(), timestampParam(endsAt), timestampParam(options.clock.now()),
+              hash, newKey.slice(0, 12), newKey.slice(-4),
+            ],
+          },
+        ],
+        (rows) => {
+          const row = rows[0];
+          created = row && readKey(row, keyColumnCount);
+          return row && readKey(row);
         },
-      ]);
+      );
       // The old key's cached principal holds its former expiry: forget it here (other instances within cacheTtlMs).
       known.clear();
       unknown.delete(hash);
-      const row = result!.rows[0];
-      return row && { old: readKey(row), created: readKey(row, keyColumnCount) };
+      return old && created && { old, created };
     },
 
     async listKeys() {
@@ -261,10 +313,14 @@ export function createPostgresApiKeyStore(db: Database, options: PostgresApiKeyS
 
     async revokeMerchantKey(merchantId, id) {
       checkStorableText([id]);
-      const [result] = await db.run(true, [{ text: revokeMerchantKeyText, values: [merchantId, id, timestampParam(options.clock.now())] }]);
+      const revoked = await changeWithEvent(
+        "api_key.revoked",
+        merchantId,
+        [{ text: revokeMerchantKeyText, values: [merchantId, id, timestampParam(options.clock.now())] }],
+        (rows) => rows[0] && readKey(rows[0]),
+      );
       known.clear();
-      const row = result!.rows[0];
-      return row && readKey(row);
+      return revoked;
     },
 
     async markUsed(merchantId, id, at) {

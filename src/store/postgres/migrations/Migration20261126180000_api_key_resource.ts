@@ -8,7 +8,8 @@ import { Migration } from "@mikro-orm/migrations";
  * expiry, their mode read from their stored prefix as modeOfKey reads a
  * key's, and no last4 (the key itself was never stored). A merchant's keys
  * are listed by (merchant_id, created_at): the index replaces the one on
- * merchant_id alone.
+ * merchant_id alone. The key API's changes record api_key.* events, whose
+ * payment_intent_id is '' (they report a key, not an intent).
  */
 export class Migration20261126180000_api_key_resource extends Migration {
   override name = "Migration20261126180000_api_key_resource";
@@ -26,9 +27,22 @@ export class Migration20261126180000_api_key_resource extends Migration {
     this.addSql(`update api_keys set mode = 'live' where key_prefix like 'sk\\_live\\_%'`);
     this.addSql(`create index api_keys_merchant_created_idx on api_keys (merchant_id, created_at, id)`);
     this.addSql(`drop index api_keys_merchant_idx`);
+    this.addSql(`alter table events drop constraint events_type_check`);
+    this.addSql(`
+      alter table events add constraint events_type_check check (type in ('payment_intent.created', 'payment_intent.succeeded',
+        'payment_intent.payment_failed', 'payment_intent.failed', 'payment_intent.expired', 'payment_intent.cancelled',
+        'payment_intent.processing', 'payment_intent.requires_action', 'refund.created', 'refund.succeeded', 'refund.failed',
+        'api_key.created', 'api_key.rolled', 'api_key.revoked'))`);
   }
 
   override down(): void {
+    this.addSql(`alter table events drop constraint events_type_check`);
+    this.addSql(`delete from webhook_deliveries d using events e where d.merchant_id = e.merchant_id and d.event_id = e.id and e.type like 'api\\_key.%'`);
+    this.addSql(`delete from events where type like 'api\\_key.%'`);
+    this.addSql(`
+      alter table events add constraint events_type_check check (type in ('payment_intent.created', 'payment_intent.succeeded',
+        'payment_intent.payment_failed', 'payment_intent.failed', 'payment_intent.expired', 'payment_intent.cancelled',
+        'payment_intent.processing', 'payment_intent.requires_action', 'refund.created', 'refund.succeeded', 'refund.failed'))`);
     this.addSql(`create index api_keys_merchant_idx on api_keys (merchant_id)`);
     this.addSql(`drop index api_keys_merchant_created_idx`);
     this.addSql(`

@@ -74,6 +74,23 @@ for (const protocol of rpcProtocols) {
       await expectConnectError(keys.revokeApiKey({ id: rolled.id }, a()), Code.NotFound, /^API key \S+ not found$/);
     });
 
+    it("records api_key.created, .rolled and .revoked events, with the key and never its secret", async () => {
+      const made = await keys.createApiKey({ name: "evented" }, a());
+      const rolled = await keys.rollApiKey({ id: made.id, graceSeconds: 5 }, a());
+      await keys.revokeApiKey({ id: rolled.id }, a());
+      const listed = (await events.listEvents({ pageSize: 100 }, a())).events.filter((e) => e.apiKey && [made.id, rolled.id].includes(e.apiKey.id));
+      assert.deepEqual(
+        listed.map((e) => [e.type, e.apiKey!.id, e.data, e.livemode]),
+        [
+          ["api_key.revoked", rolled.id, undefined, false],
+          ["api_key.rolled", made.id, undefined, false],
+          ["api_key.created", made.id, undefined, false],
+        ],
+      );
+      assert.equal(listed[2]!.apiKey!.name, "evented");
+      assert.ok(!JSON.stringify(listed, (_k, v: unknown) => (typeof v === "bigint" ? String(v) : v)).includes(made.secret));
+    });
+
     it("answers PermissionDenied naming the missing scope, and refuses an escalation", async () => {
       const reader = (await keys.createApiKey({ name: "reader", scopes: ["payment_intents:read", "api_keys:write"] }, a())).secret;
       await intents.listPaymentIntents({}, as(reader));

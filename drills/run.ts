@@ -93,7 +93,7 @@ const drills: { name: string; run(): Promise<DrillReport | DrillReport[]> }[] = 
         });
         return {
           name: "Tenant isolation",
-          did: "merchant b (attacker) tries every REST route and every RPC (Connect JSON and gRPC) with merchant a's (victim's) intent ids, client references, page token, settlement account, bank account number, checkout tokens, event ids and webhook endpoint (get, redeliver, list deliveries, rotate, delete, resume StreamEvents after the victim's event), against a server process on PostgreSQL",
+          did: "merchant b (attacker) tries every REST route and every RPC (Connect JSON and gRPC) with merchant a's (victim's) intent ids, client references, page token, settlement account, bank account number, checkout tokens, event ids and webhook endpoint (get, redeliver, list deliveries, rotate, delete, resume StreamEvents after the victim's event) and API keys (list, roll, revoke); the victim's test key against its live objects and keys, and its read-only key against every kind of write; against a server process on PostgreSQL",
           headline: `${result.attempts.filter((x) => x.ok).length}/${result.attempts.length} attempts held, ${result.leaks.length} victim values revealed, victim data ${result.victimUnchanged ? "unchanged" : "CHANGED"}, 404 medians ${result.timing.victimMedianMs.toFixed(3)} vs ${result.timing.randomMedianMs.toFixed(3)} ms`,
           figures: describeTenantIsolation(result),
           passed: result.passed,

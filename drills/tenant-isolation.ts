@@ -2,6 +2,7 @@ import { Code, ConnectError, createClient, type Client, type Transport } from "@
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { ApiKeyService } from "../gen/payments/v2/api_keys_pb.js";
 import { EventService } from "../gen/payments/v2/events_pb.js";
 import { PaymentIntentService } from "../gen/payments/v2/payment_intent_pb.js";
 import { RefundService } from "../gen/payments/v2/refunds_pb.js";
@@ -74,7 +75,14 @@ const coveredRpcs = new Set([
   "payments.v2.RefundService/CreateRefund",
   "payments.v2.RefundService/ListRefunds",
   "payments.v2.RefundService/GetRefund",
+  "payments.v2.ApiKeyService/CreateApiKey",
+  "payments.v2.ApiKeyService/ListApiKeys",
+  "payments.v2.ApiKeyService/RollApiKey",
+  "payments.v2.ApiKeyService/RevokeApiKey",
 ]);
+
+/** Scopes that read everything and write nothing: the drill's read-only key. */
+const readOnlyScopes = ["payment_intents:read", "settlement_accounts:read", "refunds:read", "events:read", "webhooks:read", "api_keys:read"];
 
 /**
  * runTenantIsolation: merchant a is the victim, merchant b the attacker. The
@@ -87,6 +95,12 @@ const coveredRpcs = new Set([
  * every answer is what a random id would get, no answer carries a victim
  * value the request did not, the victim's data reads the same afterwards,
  * and a 404 for the victim's id takes as long as one for a random id.
+ *
+ * Modes and scopes (issue 23): the victim's own test key never lists, reads
+ * or manages its live objects (a settlement account, a live API key), nor
+ * makes a live key; a live key never reads its test intent; a read-only key
+ * of the victim's is refused every write (403 naming the scope) and changes
+ * nothing; and the attacker can neither list, roll nor revoke the victim's keys.
  */
 export async function runTenantIsolation(target: DrillTarget, options: TenantIsolationOptions): Promise<TenantIsolationResult> {
   const { a: victim, b: attacker } = target.merchants;
@@ -168,8 +182,8 @@ export async function runTenantIsolation(target: DrillTarget, options: TenantIso
     const endpoint = endpointReply.json as { id: string; secret: string };
     const lastIntent = await call("POST", "/v2/payment-intents", victim.key, { amount: 40_000, customerEmail: victimEmail, clientReference: "victim-order-4" });
     if (lastIntent.status !== 201) throw new Error(`victim setup: HTTP ${lastIntent.status} ${lastIntent.text}`);
-    const victimEvents = ((await call("GET", "/v2/events?pageSize=100", victim.key)).json.events ?? []) as { id: string; data: { id: string } }[];
-    const victimEvent = victimEvents.find((e) => e.data.id === (lastIntent.json as { id: string }).id);
+    const victimEvents = ((await call("GET", "/v2/events?pageSize=100", victim.key)).json.events ?? []) as { id: string; data: { id: string } | null }[];
+    const victimEvent = victimEvents.find((e) => e.data?.id === (lastIntent.json as { id: string }).id);
     if (!victimEvent) throw new Error(`victim setup: no event for ${String(lastIntent.json.id)} in ${JSON.stringify(victimEvents).slice(0, 200)}`);
     secrets.push(endpoint.id, endpoint.secret, hookUrl, (lastIntent.json as { id: string }).id, ...victimEvents.map((e) => e.id));
     const deliveriesPath = `/v2/webhook-endpoints/${endpoint.id}/deliveries`;
@@ -180,8 +194,21 @@ export async function runTenantIsolation(target: DrillTarget, options: TenantIso
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
 
+    // Modes and scopes: the victim's live objects and a read-only key.
+    const liveKey = victim.liveKey;
+    const liveAccount = liveKey ? (await call("POST", "/v2/settlement-accounts", liveKey, { ...victimAccount, accountNumber: "9876543211" })).json as { id: string } : undefined;
+    const liveApiKey = liveKey ? (await call("POST", "/v2/api-keys", liveKey, { name: "victim live" })).json as { id: string; secret: string } : undefined;
+    const readOnlyReply = await call("POST", "/v2/api-keys", victim.key, { name: "victim read-only", scopes: readOnlyScopes });
+    if (readOnlyReply.status !== 201) throw new Error(`victim setup: api key HTTP ${readOnlyReply.status} ${readOnlyReply.text}`);
+    const readOnly = readOnlyReply.json as { id: string; secret: string };
+    secrets.push(readOnly.id, readOnly.secret, ...(liveApiKey ? [liveApiKey.id, liveApiKey.secret] : []));
+    /** The victim's keys as its test key lists them, without lastUsedAt (which every use moves). */
+    const victimKeys = async () =>
+      (((await call("GET", "/v2/api-keys", victim.key)).json.apiKeys ?? []) as Record<string, unknown>[]).map(({ lastUsedAt: _, ...key }) => key);
+
     const snapshot = async () =>
       JSON.stringify([
+        await victimKeys(),
         (await call("GET", "/v2/payment-intents?pageSize=100", victim.key)).json,
         (await call("GET", "/v2/settlement-accounts", victim.key)).json,
         ...(await Promise.all(intents.map(async (i) => (await call("GET", `/v2/payment-intents/${i.id}`, victim.key)).json))),
@@ -342,6 +369,7 @@ export async function runTenantIsolation(target: DrillTarget, options: TenantIso
       const eventsRpc: Client<typeof EventService> = createClient(EventService, transport);
       const endpointsRpc: Client<typeof WebhookEndpointService> = createClient(WebhookEndpointService, transport);
       const refundsRpc: Client<typeof RefundService> = createClient(RefundService, transport);
+      const keysRpc: Client<typeof ApiKeyService> = createClient(ApiKeyService, transport);
       /** outcome runs one call; `what` names it and carries every value the request sent. */
       const outcome = async (what: string, run: () => Promise<unknown>): Promise<{ code: Code | "OK"; message: string; text: string }> => {
         try {
@@ -413,6 +441,23 @@ export async function runTenantIsolation(target: DrillTarget, options: TenantIso
         createAccount.code === "OK" || (createAccount.code === Code.AlreadyExists && !createAccount.message.includes(account.id)),
         createAccount.code === "OK" ? "registered as the attacker's own" : createAccount.message,
       );
+      for (const [name, run] of [
+        ["RevokeApiKey", (id: string) => keysRpc.revokeApiKey({ id }, { headers })],
+        ["RollApiKey", (id: string) => keysRpc.rollApiKey({ id }, { headers })],
+      ] as const) {
+        const randomKey = randomLike(readOnly.id);
+        const foreign = await outcome(`${name} ${readOnly.id}`, () => run(readOnly.id));
+        const unknown = await outcome(`${name} ${randomKey}`, () => run(randomKey));
+        record(
+          `${protocol} ${name}({victim key})`,
+          foreign.code === Code.NotFound && sameModulo(foreign.message, unknown.message, readOnly.id, randomKey),
+          `${Code[foreign.code as Code] ?? foreign.code}: ${foreign.message}`,
+        );
+      }
+      const listKeys = await outcome("ListApiKeys", () => keysRpc.listApiKeys({}, { headers }));
+      record(`${protocol} ListApiKeys`, listKeys.code === "OK" && !listKeys.text.includes(readOnly.id), "only the attacker's own");
+      const ownKey = await outcome("CreateApiKey", () => keysRpc.createApiKey({ name: `attacker ${protocol}`, scopes: ["payment_intents:read"] }, { headers }));
+      record(`${protocol} CreateApiKey`, ownKey.code === "OK" && !ownKey.text.includes(victim.id), "made in the attacker's own namespace");
       const listAccounts = await outcome("ListSettlementAccounts", () => accountsRpc.listSettlementAccounts({}, { headers }));
       record(`${protocol} ListSettlementAccounts`, listAccounts.code === "OK" && !listAccounts.text.includes(account.id), "only the attacker's own");
 
@@ -469,6 +514,66 @@ export async function runTenantIsolation(target: DrillTarget, options: TenantIso
       );
     }
 
+    // Modes: the victim's own test key against its live objects, and the reverse.
+    if (liveKey && liveAccount && liveApiKey) {
+      const accounts = await call("GET", "/v2/settlement-accounts", victim.key);
+      record("test key: ListSettlementAccounts (victim's live account)", accounts.status === 200 && !accounts.text.includes(liveAccount.id), `${accounts.status}`);
+      const keysListed = await call("GET", "/v2/api-keys", victim.key);
+      record("test key: ListApiKeys (victim's live key)", keysListed.status === 200 && !keysListed.text.includes(liveApiKey.id), `${keysListed.status}`);
+      for (const [method, path] of [["DELETE", `/v2/api-keys/${liveApiKey.id}`], ["POST", `/v2/api-keys/${liveApiKey.id}/roll`]] as const) {
+        const reply = await call(method, path, victim.key, method === "POST" ? {} : undefined);
+        record(`test key: ${method} ${path.replace(liveApiKey.id, "{live key}")}`, reply.status === 404 && /exists in live mode/.test(String(reply.json.message)), `${reply.status}: ${String(reply.json.message)}`);
+      }
+      const mint = await call("POST", "/v2/api-keys", victim.key, { name: "escalate", mode: "live" });
+      record("test key: CreateApiKey(mode live)", mint.status === 403, `${mint.status}: ${String(mint.json.message)}`);
+      const stillLive = await call("GET", "/v2/api-keys", liveApiKey.secret);
+      record("the live key still works after the test key's attempts", stillLive.status === 200, `${stillLive.status}`);
+      const testIntentByLive = await call("GET", `/v2/payment-intents/${v1.id}`, liveKey);
+      record("live key: GetPaymentIntent(victim's test intent)", testIntentByLive.status === 404 && /exists in test mode/.test(String(testIntentByLive.json.message)), `${testIntentByLive.status}`);
+      const liveIntent = await call("POST", "/v2/payment-intents", liveKey, { amount: 1000, customerEmail: victimEmail, clientReference: "victim-live-1" });
+      // A live intent needs a live processor; where the target has none (400), there is no live intent to hide.
+      if (liveIntent.status === 201) {
+        const liveId = String(liveIntent.json.id);
+        const byTest = await call("GET", `/v2/payment-intents/${liveId}`, victim.key);
+        const listByTest = await call("GET", "/v2/payment-intents?clientReference=victim-live-1", victim.key);
+        record("test key: GetPaymentIntent / ListPaymentIntents (victim's live intent)", byTest.status === 404 && !listByTest.text.includes(liveId), `${byTest.status}, ${listByTest.status}`);
+      }
+    } else {
+      record("modes: the target gives the victim a live key", false, "no liveKey for merchant a");
+    }
+
+    // Scopes: the victim's read-only key reads, and every write is refused naming its scope.
+    const readOk = await call("GET", "/v2/payment-intents", readOnly.secret);
+    record("read-only key: ListPaymentIntents", readOk.status === 200, `${readOk.status}`);
+    for (const [method, path, body, scope] of [
+      ["POST", "/v2/payment-intents", { amount: 100, customerEmail: victimEmail, clientReference: "read-only-1" }, "payment_intents:write"],
+      ["DELETE", `/v2/payment-intents/${v1.id}`, undefined, "payment_intents:write"],
+      ["POST", "/v2/settlement-accounts", { ...victimAccount, accountNumber: "1111111111" }, "settlement_accounts:write"],
+      ["POST", "/v2/webhook-endpoints", { url: hookUrl }, "webhooks:write"],
+      ["DELETE", `/v2/webhook-endpoints/${endpoint.id}`, undefined, "webhooks:write"],
+      ["POST", `/v2/events/${victimEvent.id}/redeliver`, {}, "webhooks:write"],
+      ["POST", `/v2/payment-intents/${paidIntent.id}/refunds`, { amount: 100, clientReference: "read-only-rf" }, "refunds:write"],
+      ["POST", "/v2/api-keys", { name: "wider" }, "api_keys:write"],
+      ["DELETE", `/v2/api-keys/${readOnly.id}`, undefined, "api_keys:write"],
+    ] as const) {
+      const reply = await call(method, path, readOnly.secret, body);
+      record(`read-only key: ${method} ${path.replace(/\/(pi|we|evt|key)_[^/]+/, "/{id}")}`, reply.status === 403 && reply.json.message === `this API key lacks the scope ${scope}`, `${reply.status}: ${String(reply.json.message)}`);
+    }
+
+    // The attacker against the victim's keys: what a random key id gets, and never in its list.
+    const randomKey = randomLike(readOnly.id);
+    for (const [method, suffix] of [["DELETE", ""], ["POST", "/roll"]] as const) {
+      const foreign = await attack(method, `/v2/api-keys/${readOnly.id}${suffix}`, method === "POST" ? {} : undefined);
+      const unknown = await attack(method, `/v2/api-keys/${randomKey}${suffix}`, method === "POST" ? {} : undefined);
+      record(
+        `${method} /v2/api-keys/{victim key}${suffix}`,
+        foreign.status === 404 && unknown.status === 404 && sameModulo(foreign.json.message, unknown.json.message, readOnly.id, randomKey),
+        `${foreign.status}: ${String(foreign.json.message)}`,
+      );
+    }
+    const attackerKeys = await attack("GET", "/v2/api-keys");
+    record("GET /v2/api-keys (attacker)", attackerKeys.status === 200 && !attackerKeys.text.includes(readOnly.id), `${attackerKeys.status}`);
+
     // 404 timing: the victim's id against random ids, interleaved.
     const victimTimes: number[] = [];
     const randomTimes: number[] = [];
@@ -494,7 +599,7 @@ export async function runTenantIsolation(target: DrillTarget, options: TenantIso
     };
 
     const after = await snapshot();
-    const uncoveredRpcs = [PaymentIntentService, SettlementAccountService, EventService, WebhookEndpointService, RefundService]
+    const uncoveredRpcs = [PaymentIntentService, SettlementAccountService, EventService, WebhookEndpointService, RefundService, ApiKeyService]
       .flatMap((service) => service.methods.map((m) => `${service.typeName}/${m.name}`))
       .filter((name) => !coveredRpcs.has(name));
     const passed =

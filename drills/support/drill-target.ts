@@ -1,7 +1,10 @@
 /** A merchant the drills act as. */
 export interface DrillMerchant {
   id: string;
+  /** A test-mode key with every scope. */
   key: string;
+  /** A live-mode key of the same merchant (issue 23): the tenant drill's mode checks. */
+  liveKey?: string;
 }
 
 /**

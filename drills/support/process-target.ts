@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { newApiKey } from "../../src/auth/api-key-format.js";
 import { createTestDatabase, queryDatabase, type TestDatabase } from "../../test/support/postgres.js";
 import { startServerProcess, type ServerProcess, type ServerProcessOptions } from "../../test/support/server-process.js";
 import type { DrillTarget } from "./drill-target.js";
@@ -27,11 +28,11 @@ export interface ProcessTarget extends DrillTarget {
  */
 export async function startProcessTarget(options: Pick<ServerProcessOptions, "env" | "nodeArgs"> = {}): Promise<ProcessTarget> {
   const db = await createTestDatabase();
-  const merchants = { a: { id: "drill_a", key: newDrillKey() }, b: { id: "drill_b", key: newDrillKey() } };
+  const merchants = { a: { id: "drill_a", key: newDrillKey(), liveKey: newApiKey("live") }, b: { id: "drill_b", key: newDrillKey() } };
   try {
     const server = await startServerProcess({
       databaseUrl: db.url,
-      apiKeys: `${merchants.a.id}:${merchants.a.key},${merchants.b.id}:${merchants.b.key}`,
+      apiKeys: `${merchants.a.id}:${merchants.a.key},${merchants.a.id}:${merchants.a.liveKey},${merchants.b.id}:${merchants.b.key}`,
       env: { ...drillServerEnv, ...options.env },
       nodeArgs: options.nodeArgs,
     });

@@ -3,6 +3,126 @@
 /** What the proto says of the REST API: its paths, parameters and component schemas (src/openapi/generate-openapi.ts). */
 export const generatedOpenApi: { paths: Record<string, unknown>; components: { schemas: Record<string, unknown> } } = {
   "paths": {
+    "/v2/api-keys": {
+      "post": {
+        "operationId": "CreateApiKey",
+        "x-service": "payments.v2.ApiKeyService",
+        "description": "CreateApiKey makes a key; the answer is the only time its secret is shown.",
+        "parameters": [],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/CreateApiKeyRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "ApiKeyWithSecret is the answer to a creation or a roll: the key and its secret, shown only in this answer.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ApiKeyWithSecret"
+                }
+              }
+            }
+          }
+        }
+      },
+      "get": {
+        "operationId": "ListApiKeys",
+        "x-service": "payments.v2.ApiKeyService",
+        "description": "ListApiKeys lists the merchant's keys that are not revoked, oldest first, never their secrets (expired ones included, marked by expiresAt).",
+        "parameters": [],
+        "responses": {
+          "200": {
+            "description": "ListApiKeysResponse lists the keys, oldest first.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ListApiKeysResponse"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/v2/api-keys/{id}/roll": {
+      "post": {
+        "operationId": "RollApiKey",
+        "x-service": "payments.v2.ApiKeyService",
+        "description": "RollApiKey makes a new key with the same name, mode, scopes, networks and expiry, and ends the old one after the grace (0: at once).",
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "description": "The key's id (key_…).",
+            "schema": {
+              "type": "string",
+              "minLength": 1
+            }
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/RollApiKeyRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "ApiKeyWithSecret is the answer to a creation or a roll: the key and its secret, shown only in this answer.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ApiKeyWithSecret"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/v2/api-keys/{id}": {
+      "delete": {
+        "operationId": "RevokeApiKey",
+        "x-service": "payments.v2.ApiKeyService",
+        "description": "RevokeApiKey ends a key on every instance within the key cache's lifetime (10 s), its open event streams with it.",
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "description": "The key's id (key_…).",
+            "schema": {
+              "type": "string",
+              "minLength": 1
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "RevokeApiKeyResponse is the §4.3-shaped reply.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/RevokeApiKeyResponse"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
     "/v2/settlement-accounts": {
       "post": {
         "operationId": "CreateSettlementAccount",
@@ -634,7 +754,7 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
         ],
         "responses": {
           "200": {
-            "description": "Event is one change to a payment intent or to one of its refunds: the webhook delivery body and the REST resource are this message's JSON.",
+            "description": "Event is one change to a payment intent, to one of its refunds or to an API key: the webhook delivery body and the REST resource are this message's JSON.",
             "content": {
               "application/json": {
                 "schema": {
@@ -906,6 +1026,202 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
         },
         "description": "AdvanceClockRequest says how far to move the clock."
       },
+      "ApiKey": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "id",
+          "name",
+          "mode",
+          "scopes",
+          "last4",
+          "createdAt",
+          "lastUsedAt",
+          "expiresAt",
+          "allowedCidrs"
+        ],
+        "properties": {
+          "id": {
+            "type": "string",
+            "pattern": "^key_(?:test_|live_)?[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$"
+          },
+          "name": {
+            "anyOf": [
+              {
+                "type": "string",
+                "maxLength": 100,
+                "pattern": "^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "Your name for the key; null for a key made before keys had names (API_KEYS, npm run keys, the sandbox)."
+          },
+          "mode": {
+            "type": "string",
+            "enum": [
+              "test",
+              "live"
+            ],
+            "description": "test or live: what the key acts on."
+          },
+          "scopes": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            },
+            "description": "What the key may do; empty: everything."
+          },
+          "last4": {
+            "anyOf": [
+              {
+                "type": "string",
+                "minLength": 4,
+                "maxLength": 4
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "The secret's last 4 characters, to tell keys apart; null for a key stored before they were kept."
+          },
+          "createdAt": {
+            "$ref": "#/components/schemas/DateTime"
+          },
+          "lastUsedAt": {
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/DateTime"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "When the key was last used, to the minute (unset: never since it was made)."
+          },
+          "expiresAt": {
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/DateTime"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "When the key stops working (unset: never); a rolled key's grace end."
+          },
+          "allowedCidrs": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            },
+            "description": "The client networks the key is accepted from; empty: anywhere."
+          }
+        },
+        "description": "ApiKey is a key as listed: never its secret."
+      },
+      "ApiKeyWithSecret": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "id",
+          "name",
+          "mode",
+          "scopes",
+          "last4",
+          "createdAt",
+          "lastUsedAt",
+          "expiresAt",
+          "allowedCidrs",
+          "secret"
+        ],
+        "properties": {
+          "id": {
+            "type": "string",
+            "pattern": "^key_(?:test_|live_)?[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$"
+          },
+          "name": {
+            "anyOf": [
+              {
+                "type": "string",
+                "maxLength": 100,
+                "pattern": "^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "Your name for the key; null for a key made before keys had names (API_KEYS, npm run keys, the sandbox)."
+          },
+          "mode": {
+            "type": "string",
+            "enum": [
+              "test",
+              "live"
+            ],
+            "description": "test or live: what the key acts on."
+          },
+          "scopes": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            },
+            "description": "What the key may do; empty: everything."
+          },
+          "last4": {
+            "anyOf": [
+              {
+                "type": "string",
+                "minLength": 4,
+                "maxLength": 4
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "The secret's last 4 characters, to tell keys apart; null for a key stored before they were kept."
+          },
+          "createdAt": {
+            "$ref": "#/components/schemas/DateTime"
+          },
+          "lastUsedAt": {
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/DateTime"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "Unset: never used (a new key)."
+          },
+          "expiresAt": {
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/DateTime"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "When the key stops working (unset: never)."
+          },
+          "allowedCidrs": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            },
+            "description": "The client networks the key is accepted from; empty: anywhere."
+          },
+          "secret": {
+            "type": "string",
+            "pattern": "^sk_(test|live)_[0-9A-Za-z]{36}$",
+            "description": "The key itself: sk_test_… or sk_live_…; store it now, it is never shown again."
+          }
+        },
+        "description": "ApiKeyWithSecret is the answer to a creation or a roll: the key and its secret, shown only in this answer."
+      },
       "BankCode": {
         "type": "string",
         "minLength": 3,
@@ -942,6 +1258,87 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
         "type": "string",
         "const": "NG",
         "description": "Where a payment intent's customer pays: NG."
+      },
+      "CreateApiKeyRequest": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "name"
+        ],
+        "properties": {
+          "name": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 100,
+            "pattern": "^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$",
+            "description": "Your name for the key, 1–100 characters."
+          },
+          "mode": {
+            "anyOf": [
+              {
+                "type": "string",
+                "enum": [
+                  "test",
+                  "live"
+                ]
+              },
+              {
+                "const": ""
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "test or live; omitted: the calling key's mode. Only a live key makes live keys."
+          },
+          "scopes": {
+            "anyOf": [
+              {
+                "type": "array",
+                "items": {
+                  "type": "string",
+                  "pattern": "^[a-z_]{1,40}:(read|write)$"
+                },
+                "maxItems": 30,
+                "uniqueItems": true
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "What the key may do, each once (\"payment_intents:read\", \"payment_intents:write\", …; docs/api.md lists them); omitted or empty: everything the calling key may do."
+          },
+          "allowedCidrs": {
+            "anyOf": [
+              {
+                "type": "array",
+                "items": {
+                  "type": "string",
+                  "minLength": 3,
+                  "maxLength": 49
+                },
+                "maxItems": 20,
+                "uniqueItems": true
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "Client networks (CIDR, IPv4 or IPv6) the key is accepted from, each once, at most 20; omitted or empty: anywhere."
+          },
+          "expiresAt": {
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/DateTime"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "When the key stops working, in the future; omitted: never."
+          }
+        },
+        "description": "CreateApiKeyRequest is the body of POST /v2/api-keys."
       },
       "CreateMerchantRequest": {
         "type": "object",
@@ -1429,7 +1826,8 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
           "timestamp",
           "data",
           "refund",
-          "livemode"
+          "livemode",
+          "apiKey"
         ],
         "properties": {
           "id": {
@@ -1437,15 +1835,22 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
           },
           "type": {
             "$ref": "#/components/schemas/EventType",
-            "description": "payment_intent.created, .succeeded, .payment_failed, .failed, .expired or .cancelled; refund.created, .succeeded or .failed."
+            "description": "payment_intent.created, .succeeded, .payment_failed, .failed, .expired or .cancelled; refund.created, .succeeded or .failed; api_key.created, .rolled or .revoked."
           },
           "timestamp": {
             "$ref": "#/components/schemas/DateTime",
             "description": "When the change was recorded."
           },
           "data": {
-            "$ref": "#/components/schemas/PaymentIntentListItem",
-            "description": "The payment intent as it was right after the change, as GET /v2/payment-intents/{id} shows it."
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/PaymentIntentListItem"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "The payment intent as it was right after the change, as GET /v2/payment-intents/{id} shows it; unset for api_key.* events."
           },
           "refund": {
             "anyOf": [
@@ -1468,9 +1873,20 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
               }
             ],
             "description": "true for an event of a live-mode payment intent, false in test mode (issue 23, §1); always present. A key lists, reads and streams only its own mode's events, and an endpoint receives only them."
+          },
+          "apiKey": {
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/ApiKey"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "The key an api_key.* event reports, as it was right after the change (never its secret): the key made, the key rolled (its expiresAt the grace's end) or the key revoked; unset for other events."
           }
         },
-        "description": "Event is one change to a payment intent or to one of its refunds: the webhook delivery body and the REST resource are this message's JSON."
+        "description": "Event is one change to a payment intent, to one of its refunds or to an API key: the webhook delivery body and the REST resource are this message's JSON."
       },
       "EventId": {
         "type": "string",
@@ -1490,7 +1906,10 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
           "payment_intent.cancelled",
           "refund.created",
           "refund.succeeded",
-          "refund.failed"
+          "refund.failed",
+          "api_key.created",
+          "api_key.rolled",
+          "api_key.revoked"
         ],
         "description": "What an event reports."
       },
@@ -1499,6 +1918,22 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
         "maxLength": 2048,
         "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200b\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]+$",
         "description": "An absolute http(s) URL, stored and returned as WHATWG URL serialises it."
+      },
+      "ListApiKeysResponse": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "apiKeys"
+        ],
+        "properties": {
+          "apiKeys": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/ApiKey"
+            }
+          }
+        },
+        "description": "ListApiKeysResponse lists the keys, oldest first."
       },
       "ListEventsResponse": {
         "type": "object",
@@ -2248,6 +2683,52 @@ export const generatedOpenApi: { paths: Record<string, unknown>; components: { s
           "failed"
         ],
         "description": "pending (with the processor), successful or failed."
+      },
+      "RevokeApiKeyResponse": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "status",
+          "title",
+          "message"
+        ],
+        "properties": {
+          "status": {
+            "type": "integer",
+            "const": 200
+          },
+          "title": {
+            "type": "string",
+            "const": "OK"
+          },
+          "message": {
+            "type": "string",
+            "pattern": "^API key key_\\S+ revoked$"
+          }
+        },
+        "description": "RevokeApiKeyResponse is the §4.3-shaped reply."
+      },
+      "RollApiKeyRequest": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [],
+        "properties": {
+          "graceSeconds": {
+            "anyOf": [
+              {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 604800,
+                "default": 0
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "Seconds the old key keeps working beside the new one, up to 7 days; omitted or 0: it stops at once (a leaked key)."
+          }
+        },
+        "description": "RollApiKeyRequest names the key to replace and how long it keeps working."
       },
       "RotateWebhookEndpointSecretRequest": {
         "type": "object",

@@ -2,6 +2,58 @@
 // The types are openapi-typescript's (pinned in package.json) rendering of gen/rest/openapi.ts.
 
 export interface paths {
+    "/v2/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description ListApiKeys lists the merchant's keys that are not revoked, oldest first, never their secrets (expired ones included, marked by expiresAt). */
+        get: operations["ListApiKeys"];
+        put?: never;
+        /** @description CreateApiKey makes a key; the answer is the only time its secret is shown. */
+        post: operations["CreateApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/api-keys/{id}/roll": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description RollApiKey makes a new key with the same name, mode, scopes, networks and expiry, and ends the old one after the grace (0: at once). */
+        post: operations["RollApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/api-keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** @description RevokeApiKey ends a key on every instance within the key cache's lifetime (10 s), its open event streams with it. */
+        delete: operations["RevokeApiKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/settlement-accounts": {
         parameters: {
             query?: never;
@@ -324,6 +376,52 @@ export interface components {
             /** @description Whole seconds to move the clock forward. */
             seconds: number;
         };
+        /** @description ApiKey is a key as listed: never its secret. */
+        ApiKey: {
+            id: string;
+            /** @description Your name for the key; null for a key made before keys had names (API_KEYS, npm run keys, the sandbox). */
+            name: string | null;
+            /**
+             * @description test or live: what the key acts on.
+             * @enum {string}
+             */
+            mode: "test" | "live";
+            /** @description What the key may do; empty: everything. */
+            scopes: string[];
+            /** @description The secret's last 4 characters, to tell keys apart; null for a key stored before they were kept. */
+            last4: string | null;
+            createdAt: components["schemas"]["DateTime"];
+            /** @description When the key was last used, to the minute (unset: never since it was made). */
+            lastUsedAt: components["schemas"]["DateTime"] | null;
+            /** @description When the key stops working (unset: never); a rolled key's grace end. */
+            expiresAt: components["schemas"]["DateTime"] | null;
+            /** @description The client networks the key is accepted from; empty: anywhere. */
+            allowedCidrs: string[];
+        };
+        /** @description ApiKeyWithSecret is the answer to a creation or a roll: the key and its secret, shown only in this answer. */
+        ApiKeyWithSecret: {
+            id: string;
+            /** @description Your name for the key; null for a key made before keys had names (API_KEYS, npm run keys, the sandbox). */
+            name: string | null;
+            /**
+             * @description test or live: what the key acts on.
+             * @enum {string}
+             */
+            mode: "test" | "live";
+            /** @description What the key may do; empty: everything. */
+            scopes: string[];
+            /** @description The secret's last 4 characters, to tell keys apart; null for a key stored before they were kept. */
+            last4: string | null;
+            createdAt: components["schemas"]["DateTime"];
+            /** @description Unset: never used (a new key). */
+            lastUsedAt: components["schemas"]["DateTime"] | null;
+            /** @description When the key stops working (unset: never). */
+            expiresAt: components["schemas"]["DateTime"] | null;
+            /** @description The client networks the key is accepted from; empty: anywhere. */
+            allowedCidrs: string[];
+            /** @description The key itself: sk_test_… or sk_live_…; store it now, it is never shown again. */
+            secret: string;
+        };
         /** @description A CBN bank or institution code. */
         BankCode: string;
         /** @description PUBLIC_URL/checkout/{token}: the page to send the customer to. The token is 256 random bits, then a dot and the merchant id (1–64 characters), both base64url, so the lookup runs on the merchant's shard; links made before have no dot and keep working. */
@@ -339,6 +437,19 @@ export interface components {
          * @constant
          */
         Country: "NG";
+        /** @description CreateApiKeyRequest is the body of POST /v2/api-keys. */
+        CreateApiKeyRequest: {
+            /** @description Your name for the key, 1–100 characters. */
+            name: string;
+            /** @description test or live; omitted: the calling key's mode. Only a live key makes live keys. */
+            mode?: ("test" | "live") | "" | null;
+            /** @description What the key may do, each once ("payment_intents:read", "payment_intents:write", …; docs/api.md lists them); omitted or empty: everything the calling key may do. */
+            scopes?: string[] | null;
+            /** @description Client networks (CIDR, IPv4 or IPv6) the key is accepted from, each once, at most 20; omitted or empty: anywhere. */
+            allowedCidrs?: string[] | null;
+            /** @description When the key stops working, in the future; omitted: never. */
+            expiresAt?: components["schemas"]["DateTime"] | null;
+        };
         /** @description CreateMerchantRequest names the new merchant. */
         CreateMerchantRequest: {
             /** @description The name customers see on the checkout page; the merchant id when not given. */
@@ -463,19 +574,21 @@ export interface components {
         Description: string;
         /** @description An email address. */
         Email: string;
-        /** @description Event is one change to a payment intent or to one of its refunds: the webhook delivery body and the REST resource are this message's JSON. */
+        /** @description Event is one change to a payment intent, to one of its refunds or to an API key: the webhook delivery body and the REST resource are this message's JSON. */
         Event: {
             id: components["schemas"]["EventId"];
-            /** @description payment_intent.created, .succeeded, .payment_failed, .failed, .expired or .cancelled; refund.created, .succeeded or .failed. */
+            /** @description payment_intent.created, .succeeded, .payment_failed, .failed, .expired or .cancelled; refund.created, .succeeded or .failed; api_key.created, .rolled or .revoked. */
             type: components["schemas"]["EventType"];
             /** @description When the change was recorded. */
             timestamp: components["schemas"]["DateTime"];
-            /** @description The payment intent as it was right after the change, as GET /v2/payment-intents/{id} shows it. */
-            data: components["schemas"]["PaymentIntentListItem"];
+            /** @description The payment intent as it was right after the change, as GET /v2/payment-intents/{id} shows it; unset for api_key.* events. */
+            data: components["schemas"]["PaymentIntentListItem"] | null;
             /** @description The refund a refund.* event reports, as it was right after the change; unset for other events. */
             refund: components["schemas"]["Refund"] | null;
             /** @description true for an event of a live-mode payment intent, false in test mode (issue 23, §1); always present. A key lists, reads and streams only its own mode's events, and an endpoint receives only them. */
             livemode: boolean | null;
+            /** @description The key an api_key.* event reports, as it was right after the change (never its secret): the key made, the key rolled (its expiresAt the grace's end) or the key revoked; unset for other events. */
+            apiKey: components["schemas"]["ApiKey"] | null;
         };
         /** @description evt_ + a UUIDv7; the webhook-id header of its deliveries. */
         EventId: string;
@@ -483,9 +596,13 @@ export interface components {
          * @description What an event reports.
          * @enum {string}
          */
-        EventType: "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.succeeded" | "payment_intent.payment_failed" | "payment_intent.failed" | "payment_intent.expired" | "payment_intent.cancelled" | "refund.created" | "refund.succeeded" | "refund.failed";
+        EventType: "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.succeeded" | "payment_intent.payment_failed" | "payment_intent.failed" | "payment_intent.expired" | "payment_intent.cancelled" | "refund.created" | "refund.succeeded" | "refund.failed" | "api_key.created" | "api_key.rolled" | "api_key.revoked";
         /** @description An absolute http(s) URL, stored and returned as WHATWG URL serialises it. */
         HttpUrl: string;
+        /** @description ListApiKeysResponse lists the keys, oldest first. */
+        ListApiKeysResponse: {
+            apiKeys: components["schemas"]["ApiKey"][];
+        };
         /** @description ListEventsResponse is one page, newest first. */
         ListEventsResponse: {
             events: components["schemas"]["Event"][];
@@ -684,6 +801,19 @@ export interface components {
          * @enum {string}
          */
         RefundStatus: "pending" | "successful" | "failed";
+        /** @description RevokeApiKeyResponse is the §4.3-shaped reply. */
+        RevokeApiKeyResponse: {
+            /** @constant */
+            status: 200;
+            /** @constant */
+            title: "OK";
+            message: string;
+        };
+        /** @description RollApiKeyRequest names the key to replace and how long it keeps working. */
+        RollApiKeyRequest: {
+            /** @description Seconds the old key keeps working beside the new one, up to 7 days; omitted or 0: it stops at once (a leaked key). */
+            graceSeconds?: number | null;
+        };
         /** @description RotateWebhookEndpointSecretRequest names the endpoint whose secret is replaced, and how long the replaced secret keeps signing. */
         RotateWebhookEndpointSecretRequest: {
             /** @description Seconds the replaced secret keeps signing beside the new one: 0 retires it at once (a leaked secret); absent, 24 hours. */
@@ -790,6 +920,100 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    ListApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description ListApiKeysResponse lists the keys, oldest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListApiKeysResponse"];
+                };
+            };
+        };
+    };
+    CreateApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateApiKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description ApiKeyWithSecret is the answer to a creation or a roll: the key and its secret, shown only in this answer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyWithSecret"];
+                };
+            };
+        };
+    };
+    RollApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The key's id (key_…). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RollApiKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description ApiKeyWithSecret is the answer to a creation or a roll: the key and its secret, shown only in this answer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyWithSecret"];
+                };
+            };
+        };
+    };
+    RevokeApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The key's id (key_…). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description RevokeApiKeyResponse is the §4.3-shaped reply. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevokeApiKeyResponse"];
+                };
+            };
+        };
+    };
     ListSettlementAccounts: {
         parameters: {
             query?: {
@@ -1185,7 +1409,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Event is one change to a payment intent or to one of its refunds: the webhook delivery body and the REST resource are this message's JSON. */
+            /** @description Event is one change to a payment intent, to one of its refunds or to an API key: the webhook delivery body and the REST resource are this message's JSON. */
             200: {
                 headers: {
                     [name: string]: unknown;

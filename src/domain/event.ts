@@ -17,6 +17,9 @@ export const eventTypes = [
   "refund.created",
   "refund.succeeded",
   "refund.failed",
+  "api_key.created",
+  "api_key.rolled",
+  "api_key.revoked",
 ] as const;
 
 export type EventType = (typeof eventTypes)[number];
@@ -89,6 +92,7 @@ export interface EventRecord {
   id: string;
   merchantId: string;
   type: EventType;
+  /** The intent a payment_intent.* or refund.* event reports; "" for an api_key.* event. */
   paymentIntentId: string;
   /** Its payment intent's mode (issue 23, §1): only keys and endpoints of that mode see it. */
   livemode: boolean;

@@ -116,7 +116,8 @@ const commonHeaders = { "X-Request-Id": headerRef("XRequestId"), "Cache-Control"
 /** What each error status means across the API; operations list the ones they can answer. */
 const errorMeanings: Record<number, string> = {
   400: "Invalid input: malformed JSON, an unknown or repeated field or query parameter, a bad value. The message names the field.",
-  401: "Missing, malformed or unknown API key.",
+  401: "Missing, malformed, unknown, revoked or expired API key.",
+  403: "The API key may not do this: it lacks the operation's scope (the message names it), it is not accepted from the client's address (allowedCidrs), or it would make a key that may do more than itself.",
   404: "No such resource for this merchant (another merchant's and deleted intents included), or no route for the path.",
   405: "The path exists, the method does not; Allow lists the methods it has.",
   409: "Conflicts with stored state: a reused clientReference with a different request, an account registered twice, an intent that is no longer pending, a refund of an intent that is not successful or of more than is left.",
@@ -154,9 +155,9 @@ function errorResponse(status: number, examples: Examples): Response {
 }
 
 /** The error statuses operations answer with; 405 is the answer of no operation. */
-const operationErrors = [400, 401, 404, 409, 413, 415, 429, 500, 503];
-/** The error statuses every operation can answer: input, key, rate limit, failures. */
-const everyOperation = [400, 401, 429, 500, 503];
+const operationErrors = [400, 401, 403, 404, 409, 413, 415, 429, 500, 503];
+/** The error statuses every operation can answer: input, key, the key's scopes and networks, rate limit, failures. */
+const everyOperation = [400, 401, 403, 429, 500, 503];
 /** And those of operations with a JSON body. */
 const withBody = [413, 415];
 
@@ -267,7 +268,7 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions): OpenApiD
         "Every request needs `Authorization: Bearer {api key}` and is scoped to the key's merchant.",
         "Every response carries `X-Request-Id` (the request's own when it sent a sane one) and `Cache-Control: no-store`.",
         "Every non-2xx response is `{status, title, message}`.",
-        "The same operations are served over gRPC, gRPC-Web and Connect (services payments.v2.PaymentIntentService, payments.v2.RefundService, payments.v2.SettlementAccountService, payments.v2.EventService and payments.v2.WebhookEndpointService); EventService.StreamEvents, a server stream, is served there only.",
+        "The same operations are served over gRPC, gRPC-Web and Connect (services payments.v2.PaymentIntentService, payments.v2.RefundService, payments.v2.SettlementAccountService, payments.v2.EventService, payments.v2.WebhookEndpointService and payments.v2.ApiKeyService); EventService.StreamEvents, a server stream, is served there only.",
       ].join("\n\n"),
       contact: { name: "Payment Intent API documentation", url: `${publicUrl}${basePath}/docs` },
       // SPDX names a license outside its list LicenseRef-…: the API is not open source.

@@ -44,6 +44,12 @@ export interface OpenApiExamples {
   refundReplayed: Examples;
   refund: Examples;
   refundPage: Examples;
+  createApiKeyRequest: Examples;
+  apiKeyCreated: Examples;
+  apiKeyList: Examples;
+  rollApiKeyRequest: Examples;
+  apiKeyRolled: Examples;
+  apiKeyRevoked: Examples;
   /** The error body of each status the API answers with. */
   errors: Record<number, Examples>;
 }
@@ -55,6 +61,7 @@ const eventId = "evt_019aa3c6-7b1e-7c4a-9f57-1d2e3f405162";
 const endpointId = "we_019aa3b0-4c2d-7a19-8e6f-2b7c9d0e1f34";
 const deliveryId = "whd_019aa3c6-7b20-7d01-a3b4-5c6d7e8f9012";
 const refundId = "rf_019aa3d1-3c52-7e90-8f14-2a6b7c8d9e01";
+const apiKeyId = "key_019aa3a8-1d4e-7f20-9b31-6c5d4e3f2a10";
 
 const error = (status: number, message: string) => ({ status, title: STATUS_CODES[status], message });
 
@@ -67,6 +74,29 @@ const error = (status: number, message: string) => ({ status, title: STATUS_CODE
  * schema (npm run lint:openapi), so they cannot drift from the schemas.
  */
 export function createOpenApiExamples(options: OpenApiExamplesOptions): OpenApiExamples {
+  const apiKey = {
+    id: apiKeyId,
+    name: "Shop backend",
+    mode: "test",
+    scopes: ["payment_intents:write"],
+    last4: "zbrn",
+    lastUsedAt: null,
+    createdAt,
+    expiresAt: "2027-02-20T00:00:00.000Z",
+    allowedCidrs: ["203.0.113.0/24"],
+  };
+  // A key from API_KEYS or npm run keys: no name, every scope, from anywhere.
+  const configuredKey = {
+    id: "key_019aa3a0-0b1c-7d2e-8f30-41526374a5b6",
+    name: null,
+    mode: "test",
+    scopes: [],
+    last4: null,
+    createdAt: "2026-11-21T09:00:00.000Z",
+    lastUsedAt: "2026-11-22T07:59:00.000Z",
+    expiresAt: null,
+    allowedCidrs: [],
+  };
   const account = {
     id: accountId,
     accountName: "Ada Stores Ltd",
@@ -125,7 +155,7 @@ export function createOpenApiExamples(options: OpenApiExamplesOptions): OpenApiE
     updatedAt: "2026-11-21T14:33:40.802Z",
   };
 
-  const succeededEvent = { id: eventId, type: "payment_intent.succeeded", timestamp: paid.updatedAt, data: paid, refund: null, livemode: false };
+  const succeededEvent = { id: eventId, type: "payment_intent.succeeded", timestamp: paid.updatedAt, data: paid, refund: null, livemode: false, apiKey: null };
   const createdEvent = {
     id: "evt_019aa3c4-0f80-7a55-b2c1-6e3d8f9a0b12",
     type: "payment_intent.created",
@@ -133,6 +163,7 @@ export function createOpenApiExamples(options: OpenApiExamplesOptions): OpenApiE
     data: listItem,
     refund: null,
     livemode: false,
+    apiKey: null,
   };
   const refund = {
     id: refundId,
@@ -166,6 +197,7 @@ export function createOpenApiExamples(options: OpenApiExamplesOptions): OpenApiE
     data: { ...paid, amountRefunded: "2500", updatedAt: refund.createdAt },
     refund,
     livemode: false,
+    apiKey: null,
   };
   const endpoint = {
     id: endpointId,
@@ -248,6 +280,10 @@ export function createOpenApiExamples(options: OpenApiExamplesOptions): OpenApiE
       succeeded: { summary: "The intent was paid", value: succeededEvent },
       created: { summary: "The intent was created", value: createdEvent },
       refundSucceeded: { summary: "A refund of the intent succeeded", value: refundSucceededEvent },
+      apiKeyCreated: {
+        summary: "An API key was made (never its secret)",
+        value: { id: "evt_019aa3a8-1d50-7e61-9c72-8d9eafb0c1d2", type: "api_key.created", timestamp: createdAt, data: null, refund: null, livemode: false, apiKey },
+      },
     },
     eventPage: {
       firstPage: { summary: "A page with another after it", value: { events: [succeededEvent], nextPageToken: "AZqjxkDmfiGKZJOyXB1-CGQAAAABmhBzIwABmQ" } },
@@ -302,6 +338,26 @@ export function createOpenApiExamples(options: OpenApiExamplesOptions): OpenApiE
       firstPage: { summary: "A page with another after it", value: { refunds: [refund], nextPageToken: "AZqj0TxSfpCPFCprfI2eAQAAAZqj0Tx_cmZfMDE" } },
       lastPage: { summary: "The last page: no nextPageToken", value: { refunds: [failedRefund] } },
     },
+    createApiKeyRequest: {
+      restricted: {
+        summary: "A key that reads and creates payment intents, from one network, for 90 days",
+        value: { name: "Shop backend", scopes: ["payment_intents:write"], allowedCidrs: ["203.0.113.0/24"], expiresAt: "2027-02-20T00:00:00.000Z" },
+      },
+      everything: { summary: "A key that may do everything the calling key may", value: { name: "CI" } },
+    },
+    apiKeyCreated: { created: { summary: "Made: keep the secret, it is shown only now", value: { ...apiKey, secret: "sk_test_8aspm4G7VmSUfOoD6V1vrORcmn0iSH2Xzbrn" } } },
+    apiKeyList: { keys: { summary: "Every key not revoked, oldest first", value: { apiKeys: [{ ...apiKey, lastUsedAt: "2026-11-22T08:01:00.000Z" }, { ...configuredKey }] } } },
+    rollApiKeyRequest: {
+      grace: { summary: "The old key keeps working for a day", value: { graceSeconds: 86400 } },
+      now: { summary: "The old key stops at once (a leaked key)", value: {} },
+    },
+    apiKeyRolled: {
+      rolled: {
+        summary: "The new key, with the old one's name, scopes and networks",
+        value: { ...apiKey, id: "key_019aa3e2-7a10-7c33-8d44-5e6f7a8b9c0d", last4: "M4J6", createdAt: "2026-11-22T08:00:00.000Z", secret: "sk_test_ztys355NrAlpgsJGcDc2bhARePpktW3GM4J6" },
+      },
+    },
+    apiKeyRevoked: { revoked: { summary: "Revoked", value: { status: 200, title: "OK", message: `API key ${apiKeyId} revoked` } } },
     errors: {
       400: {
         badValue: { summary: "A bad value", value: error(400, "amount must be an integer") },
@@ -309,11 +365,16 @@ export function createOpenApiExamples(options: OpenApiExamplesOptions): OpenApiE
         badQuery: { summary: "A bad query parameter", value: error(400, "pageSize must be an integer from 1 to 100") },
       },
       401: { invalidKey: { summary: "An unknown API key", value: error(401, "API key is not valid") } },
+      403: {
+        missingScope: { summary: "A key without the operation's scope", value: error(403, "this API key lacks the scope payment_intents:write") },
+        otherNetwork: { summary: "A key used from outside its allowedCidrs", value: error(403, "this API key is not accepted from this client's address (see its allowedCidrs)") },
+      },
       404: {
         unknownIntent: { summary: "No such intent for this merchant", value: error(404, `payment intent ${intentId} not found`) },
         unknownEvent: { summary: "No such event for this merchant", value: error(404, `event ${eventId} not found`) },
         unknownEndpoint: { summary: "No such webhook endpoint for this merchant", value: error(404, `webhook endpoint ${endpointId} not found`) },
         unknownRefund: { summary: "No such refund for this merchant", value: error(404, `refund ${refundId} not found`) },
+        unknownApiKey: { summary: "No such API key for this merchant (or revoked)", value: error(404, `API key ${apiKeyId} not found`) },
       },
       405: {
         wrongMethod: {

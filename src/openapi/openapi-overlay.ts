@@ -40,6 +40,7 @@ const intentId = "pi_019aa3c4-0f7d-7e21-8a64-93b25c1d7e08";
 const refundId = "rf_019aa3d1-3c52-7e90-8f14-2a6b7c8d9e01";
 const eventId = "evt_019aa3c6-7b1e-7c4a-9f57-1d2e3f405162";
 const endpointId = "we_019aa3b0-4c2d-7a19-8e6f-2b7c9d0e1f34";
+const apiKeyId = "key_019aa3a8-1d4e-7f20-9b31-6c5d4e3f2a10";
 const page = (description = "One page.") => ({ description, headers: { Link: "Link" } });
 
 /**
@@ -58,6 +59,7 @@ export function createApiOverlay(examples: OpenApiExamples): ApiOverlay {
       "payments.v2.SettlementAccountService": { name: "Settlement accounts", description: "The bank accounts a merchant is paid out to." },
       "payments.v2.EventService": { name: "Events", description: "What happened to the merchant's payment intents: the bodies of webhook deliveries." },
       "payments.v2.WebhookEndpointService": { name: "Webhook endpoints", description: "Where events are delivered, signed as Standard Webhooks, and what was delivered." },
+      "payments.v2.ApiKeyService": { name: "API keys", description: "The merchant's own API keys: made, listed, rolled and revoked, each of one mode, with scopes, client networks and an expiry." },
     },
     operations: {
       CreatePaymentIntent: {
@@ -179,6 +181,34 @@ export function createApiOverlay(examples: OpenApiExamples): ApiOverlay {
         errors: [404],
         requestExamples: examples.rotateWebhookEndpointSecretRequest,
         parameterExamples: { id: endpointId },
+      },
+      CreateApiKey: {
+        summary: "Make an API key",
+        rest: "Made is 201, with the key's secret shown this once. A test key makes only test keys; no key makes one with a scope it does not hold (403).",
+        success: { "201": { description: "Made.", examples: examples.apiKeyCreated } },
+        errors: [],
+        requestExamples: examples.createApiKeyRequest,
+      },
+      ListApiKeys: {
+        summary: "List API keys",
+        rest: "Keys not revoked, oldest first, of the modes the calling key manages (a live key: both); never a secret.",
+        success: { "200": { description: "The keys.", examples: examples.apiKeyList } },
+        errors: [],
+      },
+      RollApiKey: {
+        summary: "Roll an API key",
+        rest: "Rolled is 201 with the new key's secret, this once; the old key works until graceSeconds have passed (0: stops at once). An expired key is 409.",
+        success: { "201": { description: "Rolled.", examples: examples.apiKeyRolled } },
+        errors: [404, 409],
+        requestExamples: examples.rollApiKeyRequest,
+        parameterExamples: { id: apiKeyId },
+      },
+      RevokeApiKey: {
+        summary: "Revoke an API key",
+        rest: "The key stops working on every instance within 10 s (at once on the one that answered), its open event streams with it. Unknown, another merchant's or already revoked is 404.",
+        success: { "200": { description: "Revoked.", examples: examples.apiKeyRevoked } },
+        errors: [404],
+        parameterExamples: { id: apiKeyId },
       },
       ListWebhookDeliveries: {
         summary: "List an endpoint's deliveries",

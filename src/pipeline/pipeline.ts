@@ -2,7 +2,9 @@ import type { Message } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { keyRecheckIntervalMs, type ApiKeyVerifier } from "../auth/api-key-verifier.js";
 import { authenticate, bearerKeyOf } from "../auth/authenticate.js";
+import { createClientNetworks } from "../auth/client-networks.js";
 import { hashApiKey } from "../auth/hash-api-key.js";
+import { holdsScope, missingScope } from "../auth/scopes.js";
 import { createConcurrencyGate } from "../limits/concurrency-gate.js";
 import type { FailedAuthThrottle } from "../limits/failed-auth-throttle.js";
 import type { RateDecision, RateLimit, RateLimiter } from "../limits/rate-limiter.js";
@@ -11,7 +13,7 @@ import { BodyTooLarge, ClientGone } from "../http/read-body.js";
 import type { Logger } from "../lib/logger.js";
 import { createContractChecker } from "../rules/contract-rules.js";
 import type { RequestChecker } from "../rules/request-checker.js";
-import type { Procedure, ProcedureCall } from "./procedure.js";
+import type { CallerKey, Procedure, ProcedureCall } from "./procedure.js";
 import { isProtocolViolation } from "./protocol-violation.js";
 import type { RequestContext } from "../http/request-context.js";
 
@@ -38,6 +40,8 @@ export interface PipelineOptions {
   checker?: RequestChecker;
   /** How often an open stream re-checks its key (default keyRecheckIntervalMs, 10 s); shorter in tests. */
   keyRecheckMs?: number;
+  /** Told of every call a key was let through for (its lastUsedAt, auth/key-usage.ts). */
+  onKeyUsed?(merchantId: string, keyId: string): void;
 }
 
 /**
@@ -80,14 +84,15 @@ const neverAborted = new AbortController().signal;
  */
 const blockedLookupConcurrency = 2;
 
-/** Caller is who a procedure runs for: the key's merchant and mode. */
+/** Caller is who a procedure runs for: the key's merchant and mode, and the key. */
 interface Caller {
   merchantId: string;
   livemode: boolean;
+  key: CallerKey;
 }
 
 /** A procedure that needs no key runs for no merchant. */
-const noCaller: Caller = { merchantId: "", livemode: false };
+const noCaller: Caller = { merchantId: "", livemode: false, key: { keyId: "", scopes: [], allowedCidrs: [] } };
 
 /** createPipeline builds the pipeline over the key verifier (which carries the rate limit). */
 export function createPipeline(options: PipelineOptions): Pipeline {
@@ -141,7 +146,14 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         throw limited(decision, `rate limit exceeded: at most ${ratePerSecond} requests per second per API key, bursts of ${burst}`);
       }
     }
-    return { merchantId: principal.merchantId, livemode: principal.livemode };
+    // The key's own limits (issue 23, §2), after the rate limit so a refused call still costs its bucket.
+    if (!createClientNetworks(principal.allowedCidrs).allows(context.clientAddress)) {
+      throw new ConnectError("this API key is not accepted from this client's address (see its allowedCidrs)", Code.PermissionDenied);
+    }
+    if (procedure.scope && !holdsScope(principal.scopes, procedure.scope)) throw missingScope(procedure.scope);
+    options.onKeyUsed?.(principal.merchantId, principal.keyId);
+    const { keyId, scopes, allowedCidrs } = principal;
+    return { merchantId: principal.merchantId, livemode: principal.livemode, key: { keyId, scopes, allowedCidrs } };
   }
 
   /**

@@ -1,5 +1,10 @@
 import { create, type DescMethod, type DescMethodStreaming, type DescMethodUnary, type DescService, type Message, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
+import { scopeOf } from "../auth/scopes.js";
+import type { Principal } from "../domain/principal.js";
 import type { RequestContext } from "../http/request-context.js";
+
+/** CallerKey is the key a call was made with: what the key API needs to refuse an escalation. */
+export type CallerKey = Pick<Principal, "keyId" | "scopes" | "allowedCidrs">;
 
 /** ProcedureCall is what a procedure learns about its caller. */
 export interface ProcedureCall {
@@ -7,6 +12,8 @@ export interface ProcedureCall {
   readonly merchantId: string;
   /** The key's mode (issue 23, §1): what the call creates carries it, and it sees only that mode's objects. */
   readonly livemode: boolean;
+  /** The key the call was made with (keyId "" and no scopes for a procedure that needs none). */
+  readonly key: CallerKey;
   readonly context: RequestContext;
   /** Aborted when the client goes away or its deadline passes (streams watch it). */
   readonly signal: AbortSignal;
@@ -45,6 +52,8 @@ export interface Procedure {
   readonly path: string;
   /** Whether callers must present an API key. Health and reflection do not. */
   readonly requiresKey: boolean;
+  /** The scope a key needs (its proto option, auth/scopes.ts); undefined when it needs no key. */
+  readonly scope?: string;
   /** Set for unary methods. */
   readonly unary?: (input: Message, call: ProcedureCall) => Promise<Message>;
   /** Set for streaming methods. */
@@ -74,6 +83,8 @@ export function defineProcedures<S extends DescService>(service: S, impl: Servic
     if (typeof fn !== "function") throw new Error(`${service.typeName}.${method.name} has no implementation`);
     const path = `/${service.typeName}/${method.name}`;
     const requiresKey = typeof rule === "boolean" ? rule : !keyless.has(method.localName);
+    const scope = scopeOf(method);
+    if (requiresKey && !scope) throw new Error(`${service.typeName}.${method.name} needs a key but declares no (payments.access.v1.scope)`);
     if (method.methodKind === "unary") {
       const call = fn as (input: Message, call: ProcedureCall) => unknown;
       return {
@@ -81,6 +92,7 @@ export function defineProcedures<S extends DescService>(service: S, impl: Servic
         method,
         path,
         requiresKey,
+        scope,
         unary: async (input, procedureCall) => create(method.output, (await call(input, procedureCall)) as never) as Message,
       };
     }
@@ -90,6 +102,7 @@ export function defineProcedures<S extends DescService>(service: S, impl: Servic
       method,
       path,
       requiresKey,
+      scope,
       async *stream(inputs, procedureCall) {
         for await (const output of stream(inputs, procedureCall)) yield create(method.output, output as never) as Message;
       },

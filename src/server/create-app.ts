@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { ApiKeyService } from "../../gen/payments/v2/api_keys_pb.js";
 import { EventService } from "../../gen/payments/v2/events_pb.js";
 import { PaymentIntentService } from "../../gen/payments/v2/payment_intent_pb.js";
 import { RefundService } from "../../gen/payments/v2/refunds_pb.js";
@@ -18,6 +19,9 @@ import { createOpenApiDocument } from "../openapi/openapi-document.js";
 import { createOpenApiRoutes } from "../openapi/openapi-routes.js";
 import { createPipeline } from "../pipeline/pipeline.js";
 import type { Procedure } from "../pipeline/procedure.js";
+import { createKeyUsage } from "../auth/key-usage.js";
+import { scopesOf } from "../auth/scopes.js";
+import { createApiKeyProcedures } from "../procedures/api-key-procedures.js";
 import { createEventProcedures } from "../procedures/event-procedures.js";
 import { createPaymentIntentProcedures } from "../procedures/payment-intent-procedures.js";
 import { createRefundProcedures } from "../procedures/refund-procedures.js";
@@ -36,6 +40,7 @@ import { createRpcServer } from "../protocols/rpc/rpc-server.js";
 import { createForcedOutcomes } from "../sandbox/forced-outcomes.js";
 import type { MerchantCreationLimits } from "../sandbox/merchant-creation-limits.js";
 import { createTestHelperService } from "../sandbox/test-helper-service.js";
+import { createApiKeyService } from "../service/api-key-service.js";
 import { createCheckoutService } from "../service/checkout-service.js";
 import type { EventNotifier } from "../service/event-notifier.js";
 import { createEventService } from "../service/event-service.js";
@@ -57,7 +62,7 @@ import type { RefundParts } from "./refund-parts.js";
 
 export interface AppOptions {
   /** The stores as the service uses them: intents, accounts, refunds, events, endpoints, keys and merchants. */
-  stores: Pick<Stores, "intents" | "accounts" | "events" | "endpoints" | "verifier" | "merchants" | "enrollment">;
+  stores: Pick<Stores, "intents" | "accounts" | "events" | "endpoints" | "verifier" | "apiKeys" | "merchants" | "enrollment">;
   /** The payment methods offered (PAYMENT_PROCESSORS), the one the presenter renders with. */
   catalogue: PaymentMethodCatalogue;
   /** Renders intents, with checkoutLinks under publicUrl. */
@@ -221,8 +226,11 @@ export function createApp(options: AppOptions): NodeHandler {
     ids: options.ids,
   });
 
+  const services = [PaymentIntentService, SettlementAccountService, EventService, WebhookEndpointService, TestHelperService, RefundService, ApiKeyService];
+  const apiKeys = createApiKeyService({ keys: stores.apiKeys, clock: options.clock, scopes: scopesOf(services) });
   const apiProcedures = [
     ...createPaymentIntentProcedures(paymentIntents),
+    ...createApiKeyProcedures(apiKeys),
     ...createSettlementAccountProcedures(settlementAccounts),
     ...webhookProcedures(options, pageTokens),
     ...createRefundProcedures(options.refunds.service(pageTokens)),
@@ -250,10 +258,15 @@ export function createApp(options: AppOptions): NodeHandler {
     keyLimit: options.keyLimit,
     failedAuth: options.failedAuth,
     keyRecheckMs: options.caps?.keyRecheckMs,
+    onKeyUsed: createKeyUsage({
+      clock: options.clock,
+      write: (merchantId, keyId, at) => stores.apiKeys.markUsed(merchantId, keyId, at),
+      onError: (error) => options.logger.warn({ component: "api_keys", err: error instanceof Error ? error.message : String(error) }, "could not record a key's lastUsedAt"),
+    }).used,
   });
   // REST routes for exactly the RPCs served: the test helpers' only when on, the clock's only with TEST_CLOCK.
   const served = new Set(apiProcedures.map((procedure) => procedure.method));
-  const restRoutes = createRouteTable([PaymentIntentService, SettlementAccountService, EventService, WebhookEndpointService, TestHelperService, RefundService], (method) => served.has(method));
+  const restRoutes = createRouteTable(services, (method) => served.has(method));
   const openApi = openApiRoutes(options.basePath, options.publicUrl);
   return createDispatcher({
     procedures,

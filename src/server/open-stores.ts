@@ -1,6 +1,6 @@
 import type { ApiKeyVerifier } from "../auth/api-key-verifier.js";
+import type { ApiKeyStore } from "../store/api-key-store.js";
 import { newApiKey } from "../auth/api-key-format.js";
-import { createMemoryApiKeyVerifier } from "../auth/memory-api-key-verifier.js";
 import type { Config } from "../config.js";
 import type { Clock } from "../lib/clock.js";
 import type { IdGenerator } from "../lib/ids.js";
@@ -37,6 +37,8 @@ export interface Stores {
   /** The deliveries of those events, which the delivery engine sends. */
   deliveryQueue: DeliveryQueue;
   verifier: ApiKeyVerifier;
+  /** The same keys as a resource: what the key API (ApiKeyService) manages. */
+  apiKeys: ApiKeyStore;
   /** Whether the stores can serve now: behind /readyz and gRPC health. */
   health: StoreHealth;
   /** Merchant names for the checkout page. */
@@ -74,11 +76,13 @@ export async function openStores(
   if (!config.database) {
     const demoKey = wantsDemoKey ? newDemoKey() : undefined;
     const keys = config.apiKeys ?? (demoKey ? [{ merchantId: "demo", key: demoKey }] : []);
-    const verifier = createMemoryApiKeyVerifier(keys.map((k) => ({ ...k, merchantName: k.merchantId })));
+    const memory = createMemoryStores({ outbox: options.outbox, clock, newKeyId: ids.apiKeyId });
+    const verifier = memory.apiKeys;
+    for (const k of keys) verifier.add({ ...k, merchantName: k.merchantId });
     const merchants = createMemoryMerchantDirectory(keys.map((k) => ({ merchantId: k.merchantId, merchantName: k.merchantId })));
     return {
       kind: "memory",
-      ...createMemoryStores({ outbox: options.outbox }),
+      ...memory,
       verifier,
       merchants,
       enrollment: {

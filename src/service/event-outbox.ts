@@ -1,10 +1,12 @@
-import { toBinary } from "@bufbuild/protobuf";
+import { create, toBinary } from "@bufbuild/protobuf";
+import { ApiKeySchema } from "../../gen/payments/v2/api_keys_pb.js";
 import { EventSchema, type Event } from "../../gen/payments/v2/events_pb.js";
 import type { EventRecord } from "../domain/event.js";
 import type { IdGenerator } from "../lib/ids.js";
 import type { EventOutbox } from "../store/event-store.js";
 import { timestamp, type PaymentIntentPresenter } from "./payment-intent-presenter.js";
 import { refundMessage } from "./refund-presenter.js";
+import { apiKeyMessage } from "./api-key-presenter.js";
 
 export interface EventOutboxOptions {
   presenter: PaymentIntentPresenter;
@@ -36,6 +38,18 @@ export function createEventOutbox(options: EventOutboxOptions): EventOutbox {
         data: presenter.toListItem(change.intent, change.account, at),
         refund: refund && refundMessage(refund),
         livemode: change.intent.livemode,
+      };
+      return { id: message.id, createdAt: at, payload: toBinary(EventSchema, message), body: encodeJson(message) };
+    },
+    renderKey(type, key, at) {
+      const livemode = key.mode === "live";
+      const message: Event = {
+        $typeName: "payments.v2.Event",
+        id: ids.eventId(livemode),
+        type,
+        timestamp: timestamp(at),
+        apiKey: create(ApiKeySchema, apiKeyMessage(key)),
+        livemode,
       };
       return { id: message.id, createdAt: at, payload: toBinary(EventSchema, message), body: encodeJson(message) };
     },

@@ -1,3 +1,4 @@
+import type { ApiKeyRecord } from "../domain/api-key.js";
 import type { EventRecord, EventType } from "../domain/event.js";
 import type { RefundRecord } from "../domain/refund.js";
 import type { IntentWithAccount } from "./payment-intent-store.js";
@@ -32,6 +33,13 @@ export interface EventOutbox {
    * must not throw. refund: the refund a refund.* event reports, right after the change.
    */
   render(type: EventType, change: IntentWithAccount, at: Date, refund?: RefundRecord): RenderedEvent;
+  /**
+   * The same for an api_key.* event (issue 23, §2), which the key store
+   * records with the key's change, in its transaction, with one delivery per
+   * enabled endpoint of the key's merchant and mode taking the type. Absent
+   * (an outbox of a test of intents alone): no key event is recorded.
+   */
+  renderKey?(type: EventType, key: ApiKeyRecord, at: Date): RenderedEvent;
   /** A new delivery id ("whd_" + UUIDv7). */
   deliveryId(): string;
   /**

@@ -61,13 +61,13 @@ describe("the OpenAPI document", () => {
   });
 
   it("documents the error shape for every status the API answers with", () => {
-    for (const status of [400, 401, 404, 409, 413, 415, 429, 500, 503]) {
+    for (const status of [400, 401, 403, 404, 409, 413, 415, 429, 500, 503]) {
       assert.ok(document.components.responses[`Error${status}`], `Error${status}`);
     }
     // 405 is the answer of no operation: only the extension describes it.
     assert.deepEqual(Object.keys(document["x-unrouted-responses"]), ["404", "405"]);
     const createOp = document.paths["/v2/payment-intents"]!.post!;
-    assert.deepEqual(Object.keys(createOp.responses).sort(), ["200", "201", "400", "401", "409", "413", "415", "429", "500", "503"]);
+    assert.deepEqual(Object.keys(createOp.responses).sort(), ["200", "201", "400", "401", "403", "409", "413", "415", "429", "500", "503"]);
   });
 
   it("has examples of every request body and response, each valid against its schema", () => {
@@ -85,8 +85,8 @@ describe("the OpenAPI document", () => {
     for (const [status, response] of Object.entries(document["x-unrouted-responses"])) {
       bodies.push({ where: `unrouted ${status}`, ...response.content!["application/json"]! });
     }
-    // 6 request bodies, 132 operation responses, 2 unrouted ones.
-    assert.equal(bodies.length, 140);
+    // 8 request bodies, 184 operation responses, 2 unrouted ones.
+    assert.equal(bodies.length, 194);
     const problems: string[] = [];
     for (const { where, schema, examples } of bodies) {
       if (!examples || Object.keys(examples).length === 0) problems.push(`${where}: no examples`);
@@ -254,6 +254,6 @@ describe("every REST response recorded in this file", () => {
       }
     }
     const all = new Set([...seen.values()].flatMap((statuses) => [...statuses]));
-    for (const status of [400, 401, 404, 405, 409, 413, 415, 429, 500, 503]) assert.ok(all.has(status), `no ${status} was seen`);
+    for (const status of [400, 401, 403, 404, 405, 409, 413, 415, 429, 500, 503]) assert.ok(all.has(status), `no ${status} was seen`);
   });
 });

@@ -78,7 +78,7 @@ describe("REST events and deliveries recorded by the API's own changes", () => {
     clock.set("2026-12-05T16:11:00.000Z");
     expectJson(await client.deleteIntent(intent.id), 200);
     const events = expectJson<{ events: EventJson[] }>(await client.request("GET", `/v2/events?paymentIntentId=${intent.id}`), 200).events;
-    assert.deepEqual(events.map((e) => [e.type, e.timestamp, e.data["status"]]), [
+    assert.deepEqual(events.map((e) => [e.type, e.timestamp, e.data!["status"]]), [
       ["payment_intent.cancelled", "2026-12-05T16:11:00.000Z", "cancelled"],
       ["payment_intent.created", "2026-12-05T16:10:00.000Z", "pending"],
     ]);

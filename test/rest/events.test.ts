@@ -39,12 +39,12 @@ describe("REST events", () => {
     const res = await client.request("GET", `/v2/events/${recorded[0]!.id}`);
     const event = expectJson<EventJson>(res, 200);
     assert.equal(res.text, recorded[0]!.body);
-    assert.deepEqual(Object.keys(event), ["id", "type", "timestamp", "data", "refund", "livemode"]);
+    assert.deepEqual(Object.keys(event), ["id", "type", "timestamp", "data", "refund", "livemode", "apiKey"]);
     assert.equal(event.refund, null);
     assert.equal(event.id, recorded[0]!.id);
     assert.equal(event.type, "payment_intent.created");
     assert.equal(event.timestamp, "2026-12-05T16:00:00.000Z");
-    assert.equal(event.data["id"], pi[1]!);
+    assert.equal(event.data!["id"], pi[1]!);
   });
 
   it("is 404 for another merchant's event and an unknown id", async () => {

@@ -69,8 +69,8 @@ describe("REST refund events", () => {
     const [failed, created] = await eventsOf(intent.id);
     assert.deepEqual([failed!.type, created!.type], ["refund.failed", "refund.created"]);
     assert.deepEqual(failed!.refund, refund);
-    assert.equal(created!.data["amountRefunded"], "1000");
-    assert.equal(failed!.data["amountRefunded"], "0");
+    assert.equal(created!.data!["amountRefunded"], "1000");
+    assert.equal(failed!.data!["amountRefunded"], "0");
     assert.ok((await deliveredTypes(refundOutcomes)).some(([id, type]) => id === failed!.id && type === "refund.failed"));
   });
 

@@ -259,7 +259,7 @@ describe("refunds left pending", () => {
       assert.equal(events.length, 1);
       const refund = await readRefund(events[0]!.refund!.id);
       assert.deepEqual([refund.amount, refund.status, refund.reason], ["3000", "successful", "payment_after_close"]);
-      assert.equal(events[0]!.data["status"], "cancelled");
+      assert.equal(events[0]!.data!["status"], "cancelled");
     });
   });
 });

@@ -111,6 +111,7 @@ export function describeEventOutboxContract(name: string, makeStores: MakeEventS
         data: o.getShape(view, record.createdAt),
         refund: null,
         livemode: false,
+        apiKey: null,
       });
       assert.equal(JSON.parse(event.body).data.settlementAccount.id, account.id, "data shows the account a GET shows");
 
@@ -249,7 +250,7 @@ export function describeEventOutboxContract(name: string, makeStores: MakeEventS
         );
         const view = (await h.intents.findWithAccount(merchantA, record.id))!;
         const body = JSON.parse(event.body) as { data: { status: string } };
-        assert.deepEqual(body, { id: event.id, type, timestamp: changedAt.toISOString(), data: o.getShape(view, changedAt), refund: null, livemode: false });
+        assert.deepEqual(body, { id: event.id, type, timestamp: changedAt.toISOString(), data: o.getShape(view, changedAt), refund: null, livemode: false, apiKey: null });
         assert.equal(body.data.status, status);
         assert.deepEqual(
           o.commits.slice(commitsBefore).flat().map((e) => e.id),

@@ -32,6 +32,9 @@ export type EndpointJson = Schemas["WebhookEndpoint"] & { secret?: string };
 /** One delivery of an event to an endpoint, with its attempts. */
 export type DeliveryJson = Schemas["WebhookDelivery"];
 
+/** An API key as listed, or as made or rolled (with its secret). */
+export type ApiKeyJson = Schemas["ApiKey"] & { secret?: string };
+
 /** Keys §2.1 allows in a create response. */
 export const paymentIntentKeys = [
   "id",
@@ -107,6 +110,7 @@ export const allPaymentMethodViews: PaymentMethodJson[] = [
 export const reasonPhrases: Record<number, string> = {
   400: "Bad Request",
   401: "Unauthorized",
+  403: "Forbidden",
   404: "Not Found",
   405: "Method Not Allowed",
   409: "Conflict",

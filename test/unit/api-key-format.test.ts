@@ -57,17 +57,18 @@ describe("API key format", () => {
 describe("authenticate", () => {
   it("refuses a mistyped key of the current format without asking the verifier", async () => {
     const key = newApiKey("test");
+    const principal = { merchantId: "m", merchantName: "m", livemode: false, keyId: "key_1", scopes: [], allowedCidrs: [], expiresAt: null };
     let asked = 0;
     const verifier: ApiKeyVerifier = {
       verify: async () => {
         asked++;
-        return { merchantId: "m", merchantName: "m", livemode: false };
+        return principal;
       },
     };
     const typo = key.slice(0, -1) + (key.endsWith("a") ? "b" : "a");
     await assert.rejects(authenticate(`Bearer ${typo}`, verifier), { message: /checksum does not match/ });
     assert.equal(asked, 0);
-    assert.deepEqual(await authenticate(`Bearer ${key}`, verifier), { merchantId: "m", merchantName: "m", livemode: false });
+    assert.deepEqual(await authenticate(`Bearer ${key}`, verifier), principal);
     assert.equal(asked, 1);
   });
 

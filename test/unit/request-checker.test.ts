@@ -68,7 +68,7 @@ const refusals: [string, DescMessage, Record<string, unknown>, string][] = [
   ["a bankName of 101", CreateSettlementAccountRequestSchema, account({ bankName: "b".repeat(101) }), "bankName must be 1 to 100 characters of text"],
   ["an accountNumber of 9", CreateSettlementAccountRequestSchema, account({ accountNumber: "012345678" }), "accountNumber must be exactly 10 digits (NUBAN)"],
   ["a bankCode of letters", CreateSettlementAccountRequestSchema, account({ bankCode: "abc" }), "bankCode must be 3 to 6 digits"],
-  ["an event type", ListEventsRequestSchema, { type: "payment_intent.refunded" }, "type must be one of payment_intent.created, payment_intent.processing, payment_intent.requires_action, payment_intent.succeeded, payment_intent.payment_failed, payment_intent.failed, payment_intent.expired, payment_intent.cancelled, refund.created, refund.succeeded, refund.failed"],
+  ["an event type", ListEventsRequestSchema, { type: "payment_intent.refunded" }, "type must be one of payment_intent.created, payment_intent.processing, payment_intent.requires_action, payment_intent.succeeded, payment_intent.payment_failed, payment_intent.failed, payment_intent.expired, payment_intent.cancelled, refund.created, refund.succeeded, refund.failed, api_key.created, api_key.rolled, api_key.revoked"],
   ["a paymentIntentId of 101", ListEventsRequestSchema, { paymentIntentId: "p".repeat(101) }, "paymentIntentId must be at most 100 characters"],
   ["a delivery status", ListWebhookDeliveriesRequestSchema, { id: "we_1", status: "sent" }, "status must be one of pending, succeeded, failed"],
   ["a stream type twice", StreamEventsRequestSchema, { types: ["payment_intent.created", "payment_intent.created"] }, 'types[1]: "payment_intent.created" is listed twice'],

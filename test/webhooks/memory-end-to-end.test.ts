@@ -119,7 +119,7 @@ describe("webhooks end to end (memory stores)", () => {
     const event = new Webhook(endpoint.secret).verify(got.body, got.headers as Record<string, string>) as Record<string, any>;
     const get = await service.call("GET", `/v2/payment-intents/${intent.id}`, { key: merchant.apiKey });
     assert.equal(get.status, 200);
-    assert.deepEqual(Object.keys(event), ["id", "type", "timestamp", "data", "refund", "livemode"]);
+    assert.deepEqual(Object.keys(event), ["id", "type", "timestamp", "data", "refund", "livemode", "apiKey"]);
     assert.equal(event.type, "payment_intent.created");
     assert.equal(event.refund, null);
     assert.match(event.id, /^evt_test_[0-9a-f-]{36}$/);

@@ -11,6 +11,9 @@ import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2
 import { file_google_api_annotations } from "../../google/api/annotations_pb.js";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import { file_payments_access_v1_access } from "../access/v1/access_pb.js";
+import type { ApiKey } from "./api_keys_pb.js";
+import { file_payments_v2_api_keys } from "./api_keys_pb.js";
 import { file_payments_rules_v1_rules } from "../rules/v1/rules_pb.js";
 import type { PaymentIntentListItem } from "./payment_intent_pb.js";
 import { file_payments_v2_payment_intent } from "./payment_intent_pb.js";
@@ -24,11 +27,12 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file payments/v2/events.proto.
  */
 export const file_payments_v2_events: GenFile = /*@__PURE__*/
-  fileDesc("ChhwYXltZW50cy92Mi9ldmVudHMucHJvdG8SC3BheW1lbnRzLnYyIooCCgVFdmVudBIbCgJpZBgBIAEoCUIPuv0YC8o+CGV2ZW50X2lkEh8KBHR5cGUYAiABKAlCEbr9GA3KPgpldmVudF90eXBlEjYKCXRpbWVzdGFtcBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCB7r9GAPIAQESOQoEZGF0YRgEIAEoCzIiLnBheW1lbnRzLnYyLlBheW1lbnRJbnRlbnRMaXN0SXRlbUIHuv0YA8gBARIjCgZyZWZ1bmQYBSABKAsyEy5wYXltZW50cy52Mi5SZWZ1bmQSHgoIbGl2ZW1vZGUYBiABKAhCB7r9GAPIAQFIAIgBAUILCglfbGl2ZW1vZGUiqAEKEUxpc3RFdmVudHNSZXF1ZXN0EigKCXBhZ2Vfc2l6ZRgBIAEoBUIQuv0YDMo+CXBhZ2Vfc2l6ZUgAiAEBEhIKCnBhZ2VfdG9rZW4YAiABKAkSIgoEdHlwZRgDIAEoCUIUuv0YENgBAco+CmV2ZW50X3R5cGUSIwoRcGF5bWVudF9pbnRlbnRfaWQYBCABKAlCCLr9GARyAhhkQgwKCl9wYWdlX3NpemUiUQoSTGlzdEV2ZW50c1Jlc3BvbnNlEiIKBmV2ZW50cxgBIAMoCzISLnBheW1lbnRzLnYyLkV2ZW50EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSIdCg9HZXRFdmVudFJlcXVlc3QSCgoCaWQYASABKAkiQAoVUmVkZWxpdmVyRXZlbnRSZXF1ZXN0EgoKAmlkGAEgASgJEhsKE3dlYmhvb2tfZW5kcG9pbnRfaWQYAiABKAkiSgoWUmVkZWxpdmVyRXZlbnRSZXNwb25zZRIwCgpkZWxpdmVyaWVzGAEgAygLMhwucGF5bWVudHMudjIuV2ViaG9va0RlbGl2ZXJ5IlYKE1N0cmVhbUV2ZW50c1JlcXVlc3QSFgoOYWZ0ZXJfZXZlbnRfaWQYASABKAkSJwoFdHlwZXMYAiADKAlCGLr9GBSSAREYASINyj4KZXZlbnRfdHlwZTKRAwoMRXZlbnRTZXJ2aWNlEmEKCkxpc3RFdmVudHMSHi5wYXltZW50cy52Mi5MaXN0RXZlbnRzUmVxdWVzdBofLnBheW1lbnRzLnYyLkxpc3RFdmVudHNSZXNwb25zZSISgtPkkwIMEgovdjIvZXZlbnRzElUKCEdldEV2ZW50EhwucGF5bWVudHMudjIuR2V0RXZlbnRSZXF1ZXN0GhIucGF5bWVudHMudjIuRXZlbnQiF4LT5JMCERIPL3YyL2V2ZW50cy97aWR9En8KDlJlZGVsaXZlckV2ZW50EiIucGF5bWVudHMudjIuUmVkZWxpdmVyRXZlbnRSZXF1ZXN0GiMucGF5bWVudHMudjIuUmVkZWxpdmVyRXZlbnRSZXNwb25zZSIkgtPkkwIeOgEqIhkvdjIvZXZlbnRzL3tpZH0vcmVkZWxpdmVyEkYKDFN0cmVhbUV2ZW50cxIgLnBheW1lbnRzLnYyLlN0cmVhbUV2ZW50c1JlcXVlc3QaEi5wYXltZW50cy52Mi5FdmVudDABYgZwcm90bzM", [file_google_api_annotations, file_google_protobuf_timestamp, file_payments_rules_v1_rules, file_payments_v2_payment_intent, file_payments_v2_refunds, file_payments_v2_webhook_endpoints]);
+  fileDesc("ChhwYXltZW50cy92Mi9ldmVudHMucHJvdG8SC3BheW1lbnRzLnYyIqcCCgVFdmVudBIbCgJpZBgBIAEoCUIPuv0YC8o+CGV2ZW50X2lkEh8KBHR5cGUYAiABKAlCEbr9GA3KPgpldmVudF90eXBlEjYKCXRpbWVzdGFtcBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCB7r9GAPIAQESMAoEZGF0YRgEIAEoCzIiLnBheW1lbnRzLnYyLlBheW1lbnRJbnRlbnRMaXN0SXRlbRIjCgZyZWZ1bmQYBSABKAsyEy5wYXltZW50cy52Mi5SZWZ1bmQSHgoIbGl2ZW1vZGUYBiABKAhCB7r9GAPIAQFIAIgBARIkCgdhcGlfa2V5GAcgASgLMhMucGF5bWVudHMudjIuQXBpS2V5QgsKCV9saXZlbW9kZSKoAQoRTGlzdEV2ZW50c1JlcXVlc3QSKAoJcGFnZV9zaXplGAEgASgFQhC6/RgMyj4JcGFnZV9zaXplSACIAQESEgoKcGFnZV90b2tlbhgCIAEoCRIiCgR0eXBlGAMgASgJQhS6/RgQ2AEByj4KZXZlbnRfdHlwZRIjChFwYXltZW50X2ludGVudF9pZBgEIAEoCUIIuv0YBHICGGRCDAoKX3BhZ2Vfc2l6ZSJRChJMaXN0RXZlbnRzUmVzcG9uc2USIgoGZXZlbnRzGAEgAygLMhIucGF5bWVudHMudjIuRXZlbnQSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIh0KD0dldEV2ZW50UmVxdWVzdBIKCgJpZBgBIAEoCSJAChVSZWRlbGl2ZXJFdmVudFJlcXVlc3QSCgoCaWQYASABKAkSGwoTd2ViaG9va19lbmRwb2ludF9pZBgCIAEoCSJKChZSZWRlbGl2ZXJFdmVudFJlc3BvbnNlEjAKCmRlbGl2ZXJpZXMYASADKAsyHC5wYXltZW50cy52Mi5XZWJob29rRGVsaXZlcnkiVgoTU3RyZWFtRXZlbnRzUmVxdWVzdBIWCg5hZnRlcl9ldmVudF9pZBgBIAEoCRInCgV0eXBlcxgCIAMoCUIYuv0YFJIBERgBIg3KPgpldmVudF90eXBlMtMDCgxFdmVudFNlcnZpY2UScAoKTGlzdEV2ZW50cxIeLnBheW1lbnRzLnYyLkxpc3RFdmVudHNSZXF1ZXN0Gh8ucGF5bWVudHMudjIuTGlzdEV2ZW50c1Jlc3BvbnNlIiHC/RgLZXZlbnRzOnJlYWSC0+STAgwSCi92Mi9ldmVudHMSZAoIR2V0RXZlbnQSHC5wYXltZW50cy52Mi5HZXRFdmVudFJlcXVlc3QaEi5wYXltZW50cy52Mi5FdmVudCImwv0YC2V2ZW50czpyZWFkgtPkkwIREg8vdjIvZXZlbnRzL3tpZH0SkQEKDlJlZGVsaXZlckV2ZW50EiIucGF5bWVudHMudjIuUmVkZWxpdmVyRXZlbnRSZXF1ZXN0GiMucGF5bWVudHMudjIuUmVkZWxpdmVyRXZlbnRSZXNwb25zZSI2wv0YDndlYmhvb2tzOndyaXRlgtPkkwIeOgEqIhkvdjIvZXZlbnRzL3tpZH0vcmVkZWxpdmVyElcKDFN0cmVhbUV2ZW50cxIgLnBheW1lbnRzLnYyLlN0cmVhbUV2ZW50c1JlcXVlc3QaEi5wYXltZW50cy52Mi5FdmVudCIPwv0YC2V2ZW50czpyZWFkMAFiBnByb3RvMw", [file_google_api_annotations, file_google_protobuf_timestamp, file_payments_access_v1_access, file_payments_v2_api_keys, file_payments_rules_v1_rules, file_payments_v2_payment_intent, file_payments_v2_refunds, file_payments_v2_webhook_endpoints]);
 
 /**
- * Event is one change to a payment intent or to one of its refunds: the
- * webhook delivery body and the REST resource are this message's JSON.
+ * Event is one change to a payment intent, to one of its refunds or to an
+ * API key: the webhook delivery body and the REST resource are this
+ * message's JSON.
  *
  * @generated from message payments.v2.Event
  */
@@ -40,7 +44,8 @@ export type Event = Message<"payments.v2.Event"> & {
 
   /**
    * payment_intent.created, .succeeded, .payment_failed, .failed, .expired or
-   * .cancelled; refund.created, .succeeded or .failed.
+   * .cancelled; refund.created, .succeeded or .failed; api_key.created,
+   * .rolled or .revoked.
    *
    * @generated from field: string type = 2;
    */
@@ -55,7 +60,7 @@ export type Event = Message<"payments.v2.Event"> & {
 
   /**
    * The payment intent as it was right after the change, as GET
-   * /v2/payment-intents/{id} shows it.
+   * /v2/payment-intents/{id} shows it; unset for api_key.* events.
    *
    * @generated from field: payments.v2.PaymentIntentListItem data = 4;
    */
@@ -77,6 +82,15 @@ export type Event = Message<"payments.v2.Event"> & {
    * @generated from field: optional bool livemode = 6;
    */
   livemode?: boolean | undefined;
+
+  /**
+   * The key an api_key.* event reports, as it was right after the change
+   * (never its secret): the key made, the key rolled (its expiresAt the
+   * grace's end) or the key revoked; unset for other events.
+   *
+   * @generated from field: payments.v2.ApiKey api_key = 7;
+   */
+  apiKey?: ApiKey | undefined;
 };
 
 /**

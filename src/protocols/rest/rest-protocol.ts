@@ -31,7 +31,11 @@ interface CompiledRoute {
   procedure: Procedure;
   input: DescMessage;
   encode: RestEncoder;
-  /** Create methods (AIP-133) answer 201 unless the create was a replay; other POSTs (custom methods, AIP-136) 200. */
+  /**
+   * Create methods (AIP-133) answer 201 unless the create was a replay, and so
+   * does a roll, which makes a new API key (issue 23, §2); other POSTs
+   * (custom methods, AIP-136) 200.
+   */
   creates: boolean;
   /** Then Location is this + the new id, when an item route exists. */
   locationPrefix: string | undefined;
@@ -63,7 +67,7 @@ export function createRestProtocol(options: RestProtocolOptions): RestProtocol {
       procedure,
       input: route.method.input,
       encode: options.encoders.encoderFor(route.method.output),
-      creates: route.httpMethod === "POST" && route.method.name.startsWith("Create"),
+      creates: route.httpMethod === "POST" && /^(Create|Roll)[A-Z]/.test(route.method.name),
       locationPrefix:
         route.httpMethod !== "POST" ? undefined
         : item.kind === "found" ? `${basePath}${route.path.template}/`

@@ -13,6 +13,9 @@ import { createMemoryPaymentIntentStore } from "./memory-payment-intent-store.js
 import { createMemoryRefundStore } from "./memory-refund-store.js";
 import { createMemorySettlementAccountStore } from "./memory-settlement-account-store.js";
 import { createMemoryWebhookEndpointStore } from "./memory-webhook-endpoint-store.js";
+import { createMemoryApiKeyStore, type MemoryApiKeyStore } from "./memory-api-key-store.js";
+import { createSystemClock, type Clock } from "../../lib/clock.js";
+import { randomUUID } from "node:crypto";
 
 /** The in-memory data stores, sharing one set of settlement accounts and one set of events, endpoints and deliveries. */
 export interface MemoryStores {
@@ -24,11 +27,17 @@ export interface MemoryStores {
   endpoints: WebhookEndpointStore;
   /** The deliveries the endpoints show and the delivery engine sends. */
   deliveryQueue: MemoryDeliveryQueue;
+  /** API keys, whose key API changes record api_key.* events in the same tables. */
+  apiKeys: MemoryApiKeyStore;
 }
 
 export interface MemoryStoresOptions {
   /** Records an event for every change of an intent; without it none is recorded. */
   outbox?: EventOutbox;
+  /** The API keys' clock (expiry, lastUsedAt); default the system clock. */
+  clock?: Clock;
+  /** New API key ids; default "key_" + a random UUID. */
+  newKeyId?: () => string;
 }
 
 /**
@@ -48,5 +57,10 @@ export function createMemoryStores(options: MemoryStoresOptions = {}): MemorySto
     events: createMemoryEventStore(webhooks.events, webhooks.queue),
     endpoints: createMemoryWebhookEndpointStore(webhooks),
     deliveryQueue: webhooks.queue,
+    apiKeys: createMemoryApiKeyStore({
+      clock: options.clock ?? createSystemClock(),
+      newKeyId: options.newKeyId ?? (() => `key_${randomUUID()}`),
+      recorder: options.outbox && createMemoryEventRecorder(options.outbox, webhooks),
+    }),
   };
 }

@@ -1,4 +1,5 @@
 import { eventTypeOf, type EventRecord, type EventType, type IntentChange } from "../../domain/event.js";
+import type { ApiKeyRecord } from "../../domain/api-key.js";
 import type { RefundRecord } from "../../domain/refund.js";
 import type { MemoryDeliveryQueue } from "./memory-delivery-queue.js";
 import type { EventOutbox } from "../event-store.js";
@@ -24,6 +25,8 @@ export interface MemoryEventRecorder {
   record(change: IntentChange, after: IntentWithAccount, at: Date): EventRecord | undefined;
   /** Records an event of the given type (a refund's, with the refund) and its deliveries; returns it. */
   recordType(type: EventType, after: IntentWithAccount, at: Date, refund?: RefundRecord): EventRecord;
+  /** Records an api_key.* event and its deliveries (nothing when the outbox renders no key events). */
+  recordKey(type: EventType, key: ApiKeyRecord, at: Date): EventRecord | undefined;
   /** After the change: tells the outbox of the events recorded (none: nothing to tell) and of the deliveries they made. */
   committed(events: readonly EventRecord[]): void;
 }
@@ -33,6 +36,17 @@ export function createMemoryEventRecorder(outbox: EventOutbox, tables: MemoryWeb
   const { events, endpoints, queue } = tables;
   // Deliveries enqueued since the last committed(): a change records and commits in one synchronous step.
   let enqueued = 0;
+  /** Adds the event and one delivery per enabled endpoint of its merchant and mode taking its type. */
+  function write(event: EventRecord): EventRecord {
+    events.add(event);
+    for (const endpoint of endpoints.ofMerchant(event.merchantId)) {
+      // An endpoint receives only its own mode's events (issue 23, §1).
+      if (endpoint.livemode !== event.livemode || !takesEventType(endpoint, event.type) || queue.endpoint(endpoint.id)?.status !== "enabled") continue;
+      queue.enqueue({ id: outbox.deliveryId(), eventId: event.id, eventType: event.type, endpointId: endpoint.id, body: event.body, createdAt: event.createdAt });
+      enqueued++;
+    }
+    return event;
+  }
   const recorder: MemoryEventRecorder = {
     record(change, after, at) {
       const type = eventTypeOf(change);
@@ -40,22 +54,19 @@ export function createMemoryEventRecorder(outbox: EventOutbox, tables: MemoryWeb
     },
     recordType(type, after, at, refund) {
       const rendered = outbox.render(type, after, at, refund);
-      const event: EventRecord = {
+      return write({
         ...rendered,
         merchantId: after.intent.merchantId,
         type,
         paymentIntentId: after.intent.id,
         livemode: after.intent.livemode,
         createdAt: new Date(rendered.createdAt),
-      };
-      events.add(event);
-      for (const endpoint of endpoints.ofMerchant(event.merchantId)) {
-        // An endpoint receives only its own mode's events (issue 23, §1).
-        if (endpoint.livemode !== event.livemode || !takesEventType(endpoint, type) || queue.endpoint(endpoint.id)?.status !== "enabled") continue;
-        queue.enqueue({ id: outbox.deliveryId(), eventId: event.id, eventType: type, endpointId: endpoint.id, body: event.body, createdAt: event.createdAt });
-        enqueued++;
-      }
-      return event;
+      });
+    },
+    recordKey(type, key, at) {
+      const rendered = outbox.renderKey?.(type, key, at);
+      if (!rendered) return undefined;
+      return write({ ...rendered, merchantId: key.merchantId, type, paymentIntentId: "", livemode: key.mode === "live", createdAt: new Date(rendered.createdAt) });
     },
     committed(recorded) {
       const deliveries = enqueued;

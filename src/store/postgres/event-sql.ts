@@ -1,3 +1,4 @@
+import type { ApiKeyRecord } from "../../domain/api-key.js";
 import type { EventRecord, EventType } from "../../domain/event.js";
 import type { PaymentIntentRecord } from "../../domain/payment-intent.js";
 import type { RefundRecord } from "../../domain/refund.js";
@@ -181,6 +182,32 @@ export function deliveryValues(deliveries: readonly NewDeliveryRow[]): string[] 
     textArrayParam(deliveries.map((d) => d.endpointId)),
     textArrayParam(deliveries.map((d) => timestampParam(d.at))),
   ];
+}
+
+/** The enabled endpoints of a merchant taking an event type, with their mode: where a key event may be delivered ($1 merchant, $2 type). */
+export const keyEventEndpointsText = `
+  select w.id, w.livemode from webhook_endpoints w
+  where w.merchant_id = $1 and w.status = 'enabled' and w.deleted_at is null
+    and (cardinality(w.event_types) = 0 or $2 = any(w.event_types))`;
+
+/**
+ * recordKeyEvent renders an api_key.* event through the outbox and returns
+ * the step that writes it and one pending delivery per endpoint given (read
+ * by keyEventEndpointsText in the same transaction); undefined when the
+ * outbox renders no key events.
+ */
+export function recordKeyEvent(
+  outbox: EventOutbox,
+  type: EventType,
+  key: ApiKeyRecord,
+  at: Date,
+  endpointIds: readonly string[],
+): { step: StatementStep; event: EventRecord } | undefined {
+  const rendered = outbox.renderKey?.(type, key, at);
+  if (!rendered) return undefined;
+  const event: EventRecord = { ...rendered, merchantId: key.merchantId, type, paymentIntentId: "", livemode: key.mode === "live" };
+  const deliveries = endpointIds.map((endpointId) => ({ merchantId: key.merchantId, id: outbox.deliveryId(), eventId: event.id, endpointId, at: event.createdAt }));
+  return { event, step: { text: recordText, values: recordValues([event], deliveries) } };
 }
 
 /**

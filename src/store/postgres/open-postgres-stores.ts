@@ -97,7 +97,7 @@ export async function openPostgresStores(options: OpenPostgresOptions): Promise<
     deliveryQueue: createPostgresDeliveryQueue(db, { secretBox }),
     accounts: createPostgresSettlementAccountStore(db),
     merchants: createPostgresMerchantDirectory(db),
-    apiKeys: createPostgresApiKeyStore(db, { clock: options.clock, newKeyId: options.ids.apiKeyId, cacheTtlMs: 10_000 }),
+    apiKeys: createPostgresApiKeyStore(db, { clock: options.clock, newKeyId: options.ids.apiKeyId, cacheTtlMs: 10_000, outbox: options.outbox }),
     health,
     applied,
     checkSettings: () => checkDatabaseSettings(db),

@@ -17,7 +17,7 @@ export function memoryDrillTarget(server: TestServer): DrillTarget {
     url: server.url,
     basePath: server.restUrl.slice(server.url.length),
     merchants: {
-      a: { id: "merchantA", key: server.keys["merchantA"]! },
+      a: { id: "merchantA", key: server.keys["merchantA"]!, liveKey: server.liveKeys["merchantA"]! },
       b: { id: "merchantB", key: server.keys["merchantB"]! },
     },
     storedReferences: async (merchantId) =>

@@ -9,6 +9,7 @@ import { Migration20261126140000_delivery_leases } from "./Migration202611261400
 import { Migration20261126140000_modes } from "./Migration20261126140000_modes.js";
 import { Migration20261126160000_intent_meta } from "./Migration20261126160000_intent_meta.js";
 import { Migration20261126170000_methods_check } from "./Migration20261126170000_methods_check.js";
+import { Migration20261126180000_api_key_resource } from "./Migration20261126180000_api_key_resource.js";
 
 /** Every migration, oldest first. Listed, not discovered, so no file globbing at run time. */
 export const migrations = [
@@ -23,4 +24,5 @@ export const migrations = [
   Migration20261126140000_modes,
   Migration20261126160000_intent_meta,
   Migration20261126170000_methods_check,
+  Migration20261126180000_api_key_resource,
 ];

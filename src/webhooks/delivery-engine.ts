@@ -3,7 +3,7 @@ import { hostname } from "node:os";
 import type { Clock } from "../lib/clock.js";
 import { createSystemClock } from "../lib/clock.js";
 import type { Logger } from "../lib/logger.js";
-import type { ClaimedDelivery, DeliveryLease, DeliveryQueue } from "../store/delivery-queue.js";
+import type { ClaimedDelivery, CompletionResult, DeliveryCompletion, DeliveryLease, DeliveryQueue } from "../store/delivery-queue.js";
 import type { RetryPolicy } from "./retry-policy.js";
 import { signWebhook } from "./signing.js";
 import { liveSecrets } from "../domain/signing-secrets.js";
@@ -65,6 +65,13 @@ export interface DeliveryEngine {
   stop(): Promise<void>;
 }
 
+/** An answer waiting for the next settle() to record it. */
+interface Answer {
+  completion: DeliveryCompletion;
+  resolve(result: CompletionResult): void;
+  reject(error: unknown): void;
+}
+
 interface Flight {
   lease: DeliveryLease;
   controller: AbortController;
@@ -74,8 +81,10 @@ interface Flight {
 /**
  * createDeliveryEngine is the webhook delivery loop. It claims due deliveries
  * in batches of its free slots, sends each (signed with the endpoint's live
- * secrets), and completes it with the policy's decision, each on its own, so
- * a slow endpoint holds only its own slots: the queue never hands out more
+ * secrets) on its own, so a slow endpoint holds only its own slots, and
+ * records the answers that came in since its last look together with its
+ * next claim, in one settle() (issue 21 §2: one round trip to the store per
+ * turn, not two per delivery): the queue never hands out more
  * than perEndpointConcurrency of one endpoint's deliveries at once (one while
  * it is failing), nor more than perMerchantConcurrency of this instance's
  * slots to one merchant, and takes merchants round-robin, so every other
@@ -116,9 +125,12 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
   const flights = new Map<string, Flight>();
   /** Every attempt not finished yet, those whose completion is still being recorded included. */
   const attempts = new Set<Promise<void>>();
+  /** Answers in, not yet handed to the queue: the next settle() records them. */
+  let answers: Answer[] = [];
 
   function wake() {
-    if (!running) return;
+    // Stopping, the engine claims no more but still records the answers of attempts in flight.
+    if (!running && answers.length === 0) return;
     if (filling) {
       again = true;
       return;
@@ -128,34 +140,47 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
     });
   }
 
-  /** Claims while there are free slots and the last claim filled them all (more may be due). */
+  /**
+   * Records the answers in and claims while there are free slots, the last
+   * claim filled them all (more may be due) or answers came in meanwhile:
+   * those of one turn go in one settle(), and answers that come while it is
+   * out wait for the next, so a busy engine batches more per round trip.
+   */
   async function fill() {
     do {
       again = false;
-      const free = concurrency - flights.size;
-      if (free <= 0) return;
+      const free = running ? concurrency - flights.size : 0;
+      const batch = answers;
+      if (free <= 0 && batch.length === 0) return;
+      answers = [];
       let claimed: ClaimedDelivery[];
       try {
-        claimed = await queue.claim({ now: clock.now(), owner, leaseMs, limit: free, perEndpointLimit, perMerchantLimit });
+        const settled = await queue.settle({
+          completions: batch.map((a) => a.completion),
+          claim: free > 0 ? { now: clock.now(), owner, leaseMs, limit: free, perEndpointLimit, perMerchantLimit } : undefined,
+        });
+        batch.forEach((a, i) => a.resolve(settled.results[i]!));
+        claimed = settled.claimed;
       } catch (error) {
-        logger.error({ err: error }, "webhook deliveries could not be claimed; retrying at the next poll");
+        for (const a of batch) a.reject(error);
+        if (free > 0) logger.error({ err: error }, "webhook deliveries could not be claimed; retrying at the next poll");
+        if (answers.length > 0) continue;
         return;
       }
       if (!running) {
-        await queue.release(claimed.map((c) => c.lease)).catch(() => {});
-        return;
+        if (claimed.length > 0) await queue.release(claimed.map((c) => c.lease)).catch(() => {});
+        continue;
       }
       for (const delivery of claimed) launch(delivery);
-      if (claimed.length === free) again = true;
-    } while (again && running);
+      if (free > 0 && claimed.length === free) again = true;
+    } while ((again && running) || answers.length > 0);
   }
 
   /**
-   * A slot is free once the answer is in and its completion has been sent to
-   * the queue, not once the queue has answered: the next claim then goes out
-   * right behind the completion (in memory over the worker's port, in order),
-   * so one endpoint's next delivery does not wait a whole round trip more
-   * (issue 21 §2). stop() still waits for every completion.
+   * A slot is free once the answer is in: the settle() that records it also
+   * claims the next delivery, after the completion, so the slot it frees is
+   * taken in the same round trip (issue 21 §2). stop() still waits for every
+   * completion.
    */
   function launch(delivery: ClaimedDelivery) {
     const controller = new AbortController();
@@ -200,11 +225,17 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
     metrics.attempt(result.outcome, result.durationMs / 1000);
     const number = delivery.attemptsMade + 1;
     const decision = policy.decide(result, number, clock.now());
-    const completing = queue.complete({
-      lease: delivery.lease,
-      attempt: { at, statusCode: result.statusCode, durationMs: result.durationMs, error: result.error },
-      next: decision.next,
-      endpoint: decision.endpoint,
+    const completing = new Promise<CompletionResult>((resolve, reject) => {
+      answers.push({
+        completion: {
+          lease: delivery.lease,
+          attempt: { at, statusCode: result.statusCode, durationMs: result.durationMs, error: result.error },
+          next: decision.next,
+          endpoint: decision.endpoint,
+        },
+        resolve,
+        reject,
+      });
     });
     free();
     const completion = await completing;

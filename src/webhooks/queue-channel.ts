@@ -2,7 +2,7 @@ import type { MessagePort } from "node:worker_threads";
 import type { DeliveryQueue } from "../store/delivery-queue.js";
 
 /** The DeliveryQueue methods a channel carries. */
-type QueueMethod = "claim" | "complete" | "release" | "stats";
+type QueueMethod = "claim" | "complete" | "settle" | "release" | "stats";
 
 interface QueueCall {
   id: number;
@@ -62,6 +62,7 @@ export function createChannelDeliveryQueue(port: MessagePort): DeliveryQueue {
   return {
     claim: (request) => send("claim", request),
     complete: (completion) => send("complete", completion),
+    settle: (request) => send("settle", request),
     release: (leases) => send("release", leases),
     stats: (now) => send("stats", now),
   };

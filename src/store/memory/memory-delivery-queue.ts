@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type {
   ClaimedDelivery,
+  ClaimRequest,
+  DeliveryCompletion,
   CompletionResult,
   DeliveryAttempt,
   DeliveryQueue,
@@ -159,7 +161,142 @@ export function createMemoryDeliveryQueue(options: MemoryDeliveryQueueOptions = 
     lines.get(delivery.endpointId)?.leased.delete(delivery.id);
   }
 
-  return {
+function claimNow(request: ClaimRequest): ClaimedDelivery[] {
+    const leaseNow = leaseClock();
+    const nowMs = request.now.getTime();
+    const merchantOf = (endpointId: string) => endpoints.get(endpointId)!.merchantId ?? "";
+    const oldestFirst = (a: DeliveryRecord, b: DeliveryRecord) =>
+      a.nextAttemptAt!.getTime() - b.nextAttemptAt!.getTime() || a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+    // Leases: counted per endpoint (every owner's) and per merchant (this owner's); one that ran out makes its delivery idle again.
+    const inFlight = new Map<string, number>();
+    const owned = new Map<string, number>();
+    for (const [endpointId, line] of lines) {
+      for (const id of line.leased) {
+        const d = deliveries.get(id);
+        if (!d || d.status !== "pending" || d.lease === null) line.leased.delete(id);
+        else if (d.lease.expiresAt > leaseNow) {
+          inFlight.set(endpointId, (inFlight.get(endpointId) ?? 0) + 1);
+          if (d.lease.owner === request.owner) owned.set(merchantOf(endpointId), (owned.get(merchantOf(endpointId)) ?? 0) + 1);
+        } else markIdle(d);
+      }
+    }
+    // Each endpoint's oldest due idle deliveries, as many as it has free slots, out of its heap.
+    const taken = new Set<string>();
+    const takeDue = (line: EndpointLine, max: number) => {
+      const out: DeliveryRecord[] = [];
+      while (out.length < max) {
+        const top = line.idle.peek();
+        if (!top || top.at > nowMs) break;
+        line.idle.pop();
+        const d = deliveries.get(top.id);
+        if (!d || d.status !== "pending" || leased(d, leaseNow) || d.nextAttemptAt!.getTime() !== top.at || taken.has(d.id)) continue;
+        taken.add(d.id);
+        out.push(d);
+      }
+      return out;
+    };
+    const dueByMerchant = new Map<string, DeliveryRecord[]>();
+    for (const [endpointId, line] of lines) {
+      const endpoint = endpoints.get(endpointId)!;
+      if (endpoint.status !== "enabled") {
+        for (const d of takeDue(line, Infinity)) end(d, "failed", request.now);
+      } else {
+        const endpointLimit = endpoint.failingSince === null ? request.perEndpointLimit : 1;
+        const free = Math.max(0, endpointLimit - (inFlight.get(endpointId) ?? 0));
+        const due = free > 0 ? takeDue(line, free) : [];
+        if (due.length > 0) {
+          const merchant = merchantOf(endpointId);
+          let list = dueByMerchant.get(merchant);
+          if (!list) dueByMerchant.set(merchant, (list = []));
+          list.push(...due);
+        }
+      }
+      if (line.idle.size === 0 && line.leased.size === 0) lines.delete(endpointId);
+    }
+    // Each merchant's takeable deliveries, oldest due first, within its own share of this owner's slots.
+    const turns: DeliveryRecord[][] = [];
+    const perMerchantLimit = request.perMerchantLimit ?? request.limit;
+    for (const [merchant, list] of dueByMerchant) {
+      const share = Math.max(0, perMerchantLimit - (owned.get(merchant) ?? 0));
+      list.sort(oldestFirst).slice(0, share).forEach((d, turn) => (turns[turn] ??= []).push(d));
+    }
+    // Round-robin over merchants: every merchant's first, then every merchant's second, …
+    const order = turns.flatMap((round) => round.sort(oldestFirst)).slice(0, request.limit);
+    const claimed: ClaimedDelivery[] = [];
+    for (const d of order) {
+      d.lease = { owner: request.owner, token: leaseToken(), expiresAt: leaseNow + request.leaseMs };
+      lineOf(d.endpointId).leased.add(d.id);
+      const endpoint = endpoints.get(d.endpointId)!;
+      claimed.push({
+        deliveryId: d.id,
+        eventId: d.eventId,
+        eventType: d.eventType,
+        body: d.body,
+        attemptsMade: d.attempts.length,
+        createdAt: new Date(d.createdAt),
+        endpoint: { id: endpoint.id, url: endpoint.url, secrets: copy(endpoint.secrets) },
+        lease: { deliveryId: d.id, token: d.lease.token },
+      });
+    }
+    // Taken out of their heaps but not chosen (the merchant's share or the limit): back in.
+    for (const d of taken) {
+      const delivery = deliveries.get(d)!;
+      if (delivery.status === "pending" && delivery.lease === null) markIdle(delivery);
+    }
+    return claimed;
+  }
+
+function completeNow({ lease, attempt, next, endpoint: effect }: DeliveryCompletion): CompletionResult {
+    const pauseOthers = (endpointId: string, until: Date) => {
+      const leaseNow = leaseClock();
+      for (const id of byEndpoint.get(endpointId) ?? []) {
+        const other = deliveries.get(id)!;
+        if (other.id === lease.deliveryId || other.status !== "pending" || leased(other, leaseNow)) continue;
+        if (other.nextAttemptAt!.getTime() < until.getTime()) {
+          other.nextAttemptAt = new Date(until);
+          markIdle(other);
+        }
+      }
+    };
+    const delivery = deliveries.get(lease.deliveryId);
+    if (!delivery || delivery.status !== "pending" || delivery.lease?.token !== lease.token) return { recorded: false };
+    const endpoint = endpoints.get(delivery.endpointId)!;
+    delivery.attempts.push(copy(attempt));
+
+    let disabled: DisabledReason | null = null;
+    if (effect.kind === "succeeded") endpoint.failingSince = null;
+    else if (effect.kind === "gone") disabled = "gone";
+    else {
+      endpoint.failingSince ??= new Date(effect.at);
+      if (endpoint.failingSince.getTime() <= effect.disableIfFailingSince.getTime()) disabled = "failing";
+    }
+    if (disabled !== null && endpoint.status === "enabled") {
+      endpoint.status = "disabled";
+      endpoint.disabledReason = disabled;
+    } else disabled = null;
+
+    if (next.status === "pending" && endpoint.status === "enabled") {
+      delivery.nextAttemptAt = new Date(next.nextAttemptAt);
+      delivery.updatedAt = attempt.at;
+      delivery.lease = null;
+      markIdle(delivery);
+    } else end(delivery, next.status === "succeeded" ? "succeeded" : "failed", attempt.at);
+
+    if (effect.kind === "failed" && effect.pauseUntil && endpoint.status === "enabled") pauseOthers(endpoint.id, effect.pauseUntil);
+    let otherDeliveriesFailed = 0;
+    if (disabled !== null) {
+      const leaseNow = leaseClock();
+      for (const id of byEndpoint.get(endpoint.id) ?? []) {
+        const other = deliveries.get(id)!;
+        if (other.status !== "pending" || leased(other, leaseNow)) continue;
+        end(other, "failed", attempt.at);
+        otherDeliveriesFailed += 1;
+      }
+    }
+    return { recorded: true, status: delivery.status, endpointDisabled: disabled, otherDeliveriesFailed };
+  }
+
+  const queue: MemoryDeliveryQueue = {
     putEndpoint(endpoint) {
       endpoints.set(endpoint.id, {
         status: "enabled",
@@ -233,141 +370,13 @@ export function createMemoryDeliveryQueue(options: MemoryDeliveryQueueOptions = 
       return ended;
     },
 
-    async claim(request) {
-      const leaseNow = leaseClock();
-      const nowMs = request.now.getTime();
-      const merchantOf = (endpointId: string) => endpoints.get(endpointId)!.merchantId ?? "";
-      const oldestFirst = (a: DeliveryRecord, b: DeliveryRecord) =>
-        a.nextAttemptAt!.getTime() - b.nextAttemptAt!.getTime() || a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-      // Leases: counted per endpoint (every owner's) and per merchant (this owner's); one that ran out makes its delivery idle again.
-      const inFlight = new Map<string, number>();
-      const owned = new Map<string, number>();
-      for (const [endpointId, line] of lines) {
-        for (const id of line.leased) {
-          const d = deliveries.get(id);
-          if (!d || d.status !== "pending" || d.lease === null) line.leased.delete(id);
-          else if (d.lease.expiresAt > leaseNow) {
-            inFlight.set(endpointId, (inFlight.get(endpointId) ?? 0) + 1);
-            if (d.lease.owner === request.owner) owned.set(merchantOf(endpointId), (owned.get(merchantOf(endpointId)) ?? 0) + 1);
-          } else markIdle(d);
-        }
-      }
-      // Each endpoint's oldest due idle deliveries, as many as it has free slots, out of its heap.
-      const taken = new Set<string>();
-      const takeDue = (line: EndpointLine, max: number) => {
-        const out: DeliveryRecord[] = [];
-        while (out.length < max) {
-          const top = line.idle.peek();
-          if (!top || top.at > nowMs) break;
-          line.idle.pop();
-          const d = deliveries.get(top.id);
-          if (!d || d.status !== "pending" || leased(d, leaseNow) || d.nextAttemptAt!.getTime() !== top.at || taken.has(d.id)) continue;
-          taken.add(d.id);
-          out.push(d);
-        }
-        return out;
-      };
-      const dueByMerchant = new Map<string, DeliveryRecord[]>();
-      for (const [endpointId, line] of lines) {
-        const endpoint = endpoints.get(endpointId)!;
-        if (endpoint.status !== "enabled") {
-          for (const d of takeDue(line, Infinity)) end(d, "failed", request.now);
-        } else {
-          const endpointLimit = endpoint.failingSince === null ? request.perEndpointLimit : 1;
-          const free = Math.max(0, endpointLimit - (inFlight.get(endpointId) ?? 0));
-          const due = free > 0 ? takeDue(line, free) : [];
-          if (due.length > 0) {
-            const merchant = merchantOf(endpointId);
-            let list = dueByMerchant.get(merchant);
-            if (!list) dueByMerchant.set(merchant, (list = []));
-            list.push(...due);
-          }
-        }
-        if (line.idle.size === 0 && line.leased.size === 0) lines.delete(endpointId);
-      }
-      // Each merchant's takeable deliveries, oldest due first, within its own share of this owner's slots.
-      const turns: DeliveryRecord[][] = [];
-      const perMerchantLimit = request.perMerchantLimit ?? request.limit;
-      for (const [merchant, list] of dueByMerchant) {
-        const share = Math.max(0, perMerchantLimit - (owned.get(merchant) ?? 0));
-        list.sort(oldestFirst).slice(0, share).forEach((d, turn) => (turns[turn] ??= []).push(d));
-      }
-      // Round-robin over merchants: every merchant's first, then every merchant's second, …
-      const order = turns.flatMap((round) => round.sort(oldestFirst)).slice(0, request.limit);
-      const claimed: ClaimedDelivery[] = [];
-      for (const d of order) {
-        d.lease = { owner: request.owner, token: leaseToken(), expiresAt: leaseNow + request.leaseMs };
-        lineOf(d.endpointId).leased.add(d.id);
-        const endpoint = endpoints.get(d.endpointId)!;
-        claimed.push({
-          deliveryId: d.id,
-          eventId: d.eventId,
-          eventType: d.eventType,
-          body: d.body,
-          attemptsMade: d.attempts.length,
-          createdAt: new Date(d.createdAt),
-          endpoint: { id: endpoint.id, url: endpoint.url, secrets: copy(endpoint.secrets) },
-          lease: { deliveryId: d.id, token: d.lease.token },
-        });
-      }
-      // Taken out of their heaps but not chosen (the merchant's share or the limit): back in.
-      for (const d of taken) {
-        const delivery = deliveries.get(d)!;
-        if (delivery.status === "pending" && delivery.lease === null) markIdle(delivery);
-      }
-      return claimed;
+    claim: async (request) => claimNow(request),
+    complete: async (completion) => completeNow(completion),
+
+    // One turn of this thread, the whole batch: nothing else runs between its steps.
+    async settle({ completions, claim }) {
+      return { results: completions.map(completeNow), claimed: claim ? claimNow(claim) : [] };
     },
-
-    async complete({ lease, attempt, next, endpoint: effect }): Promise<CompletionResult> {
-      const pauseOthers = (endpointId: string, until: Date) => {
-        const leaseNow = leaseClock();
-        for (const id of byEndpoint.get(endpointId) ?? []) {
-          const other = deliveries.get(id)!;
-          if (other.id === lease.deliveryId || other.status !== "pending" || leased(other, leaseNow)) continue;
-          if (other.nextAttemptAt!.getTime() < until.getTime()) {
-            other.nextAttemptAt = new Date(until);
-            markIdle(other);
-          }
-        }
-      };
-      const delivery = deliveries.get(lease.deliveryId);
-      if (!delivery || delivery.status !== "pending" || delivery.lease?.token !== lease.token) return { recorded: false };
-      const endpoint = endpoints.get(delivery.endpointId)!;
-      delivery.attempts.push(copy(attempt));
-
-      let disabled: DisabledReason | null = null;
-      if (effect.kind === "succeeded") endpoint.failingSince = null;
-      else if (effect.kind === "gone") disabled = "gone";
-      else {
-        endpoint.failingSince ??= new Date(effect.at);
-        if (endpoint.failingSince.getTime() <= effect.disableIfFailingSince.getTime()) disabled = "failing";
-      }
-      if (disabled !== null && endpoint.status === "enabled") {
-        endpoint.status = "disabled";
-        endpoint.disabledReason = disabled;
-      } else disabled = null;
-
-      if (next.status === "pending" && endpoint.status === "enabled") {
-        delivery.nextAttemptAt = new Date(next.nextAttemptAt);
-        delivery.updatedAt = attempt.at;
-        delivery.lease = null;
-        markIdle(delivery);
-      } else end(delivery, next.status === "succeeded" ? "succeeded" : "failed", attempt.at);
-
-      if (effect.kind === "failed" && effect.pauseUntil && endpoint.status === "enabled") pauseOthers(endpoint.id, effect.pauseUntil);
-      let otherDeliveriesFailed = 0;
-      if (disabled !== null) {
-        const leaseNow = leaseClock();
-        for (const id of byEndpoint.get(endpoint.id) ?? []) {
-          const other = deliveries.get(id)!;
-          if (other.status !== "pending" || leased(other, leaseNow)) continue;
-          end(other, "failed", attempt.at);
-          otherDeliveriesFailed += 1;
-        }
-      }
-      return { recorded: true, status: delivery.status, endpointDisabled: disabled, otherDeliveriesFailed };
-    },
-
     async release(leases) {
       for (const { deliveryId, token } of leases) {
         const delivery = deliveries.get(deliveryId);
@@ -389,4 +398,5 @@ export function createMemoryDeliveryQueue(options: MemoryDeliveryQueueOptions = 
       return { pending: pending.size, due, oldestPendingCreatedAt: oldest === null ? null : new Date(oldest) };
     },
   };
+  return queue;
 }

@@ -85,6 +85,43 @@ export interface MemoryDeliveryQueue extends DeliveryQueue {
    * delete). Events with a pending delivery are left whole.
    */
   forgetEnded(eventIds: ReadonlySet<string>): Set<string>;
+  /**
+   * Makes this queue the API's copy of one a delivery worker owns
+   * (src/webhooks/queue-replica.ts): each change the API makes (enqueue,
+   * endpoints, secrets, retirement, retention) is also given to listener, in
+   * order, for the worker's copy, and this copy no longer schedules (it keeps
+   * no due-time heaps and is never claimed from). Returns a function that
+   * stops following.
+   */
+  follow(listener: (change: QueueChange) => void): () => void;
+  /** The API's copy: applies what the worker's copy changed (takeUpdate()); unknown ids are ignored. */
+  applyUpdate(update: QueueUpdate): void;
+  /** With trackChanges: what changed since the last call (attempts, states, endpoints' failing state), for the API's copy. */
+  takeUpdate(): QueueUpdate;
+  /** Every endpoint and every pending delivery: what a delivery worker's copy starts from. */
+  snapshot(): QueueSnapshot;
+  /** Loads a snapshot into an empty queue (the worker's copy). Leases are not carried: every delivery is claimable. */
+  load(snapshot: QueueSnapshot): void;
+}
+
+/** QueueChange: one change the API made to its copy, replayed on the worker's in the same order. */
+export type QueueChange =
+  | { op: "enqueue"; delivery: NewDelivery }
+  | { op: "putEndpoint"; endpoint: MemoryEndpoint }
+  | { op: "setSecrets"; endpointId: string; secrets: SigningSecret[] }
+  | { op: "retire"; endpointId: string; at: Date }
+  | { op: "forget"; eventIds: string[] };
+
+/** QueueUpdate: the worker's copy's changes the API shows (never a body, a lease or a secret). */
+export interface QueueUpdate {
+  deliveries: Pick<DeliveryRecord, "id" | "status" | "attempts" | "nextAttemptAt" | "updatedAt">[];
+  endpoints: Pick<MemoryEndpoint, "id" | "status" | "disabledReason" | "failingSince">[];
+}
+
+/** QueueSnapshot: a queue's endpoints and pending deliveries. */
+export interface QueueSnapshot {
+  endpoints: MemoryEndpoint[];
+  deliveries: DeliveryRecord[];
 }
 
 export interface MemoryDeliveryQueueOptions {
@@ -92,6 +129,11 @@ export interface MemoryDeliveryQueueOptions {
   leaseClock?: () => number;
   /** A new lease token (default a random UUID). */
   leaseToken?: () => string;
+  /**
+   * The delivery worker's copy: records what claims and completions change,
+   * for takeUpdate(), which also drops the deliveries it reports ended.
+   */
+  trackChanges?: boolean;
 }
 
 /** IdleEntry: a delivery waiting for a claim, as of its due time when it was put in its endpoint's heap. */
@@ -142,8 +184,14 @@ export function createMemoryDeliveryQueue(options: MemoryDeliveryQueueOptions = 
     if (!line) lines.set(endpointId, (line = { idle: createOrderedHeap(dueFirst), leased: new Set() }));
     return line;
   };
+  /** Set while this queue is the API's copy of a worker's (follow()). */
+  let follower: ((change: QueueChange) => void) | undefined;
+  const touched = options.trackChanges ? { deliveries: new Set<string>(), endpoints: new Set<string>() } : undefined;
+
   /** The delivery waits for a claim again (enqueued, retried, released, its lease ran out, moved to a later time). */
   const markIdle = (d: DeliveryRecord) => {
+    // The API's copy is never claimed from: it keeps no heaps to drain.
+    if (follower) return;
     const line = lineOf(d.endpointId);
     line.leased.delete(d.id);
     line.idle.push({ at: d.nextAttemptAt!.getTime(), createdAt: d.createdAt.getTime(), id: d.id });
@@ -158,6 +206,7 @@ export function createMemoryDeliveryQueue(options: MemoryDeliveryQueueOptions = 
     delivery.updatedAt = at;
     delivery.lease = null;
     pending.delete(delivery.id);
+    touched?.deliveries.add(delivery.id);
     lines.get(delivery.endpointId)?.leased.delete(delivery.id);
   }
 
@@ -254,6 +303,7 @@ function completeNow({ lease, attempt, next, endpoint: effect }: DeliveryComplet
         if (other.id === lease.deliveryId || other.status !== "pending" || leased(other, leaseNow)) continue;
         if (other.nextAttemptAt!.getTime() < until.getTime()) {
           other.nextAttemptAt = new Date(until);
+          touched?.deliveries.add(other.id);
           markIdle(other);
         }
       }
@@ -262,6 +312,8 @@ function completeNow({ lease, attempt, next, endpoint: effect }: DeliveryComplet
     if (!delivery || delivery.status !== "pending" || delivery.lease?.token !== lease.token) return { recorded: false };
     const endpoint = endpoints.get(delivery.endpointId)!;
     delivery.attempts.push(copy(attempt));
+    touched?.deliveries.add(delivery.id);
+    touched?.endpoints.add(endpoint.id);
 
     let disabled: DisabledReason | null = null;
     if (effect.kind === "succeeded") endpoint.failingSince = null;
@@ -304,6 +356,7 @@ function completeNow({ lease, attempt, next, endpoint: effect }: DeliveryComplet
         failingSince: null,
         ...copy(endpoint),
       });
+      follower?.({ op: "putEndpoint", endpoint: endpoints.get(endpoint.id)! });
     },
     endpoint: (id) => copy(endpoints.get(id)),
     enqueue(delivery) {
@@ -323,6 +376,7 @@ function completeNow({ lease, attempt, next, endpoint: effect }: DeliveryComplet
         lease: null,
       });
       pending.add(delivery.id);
+      follower?.({ op: "enqueue", delivery });
       markIdle(deliveries.get(delivery.id)!);
       let ofEndpoint = byEndpoint.get(delivery.endpointId);
       if (!ofEndpoint) byEndpoint.set(delivery.endpointId, (ofEndpoint = []));
@@ -335,6 +389,7 @@ function completeNow({ lease, attempt, next, endpoint: effect }: DeliveryComplet
       const endpoint = endpoints.get(endpointId);
       if (!endpoint) return false;
       endpoint.secrets = copy(secrets);
+      follower?.({ op: "setSecrets", endpointId, secrets: endpoint.secrets });
       return true;
     },
     forgetEnded(eventIds) {
@@ -346,19 +401,21 @@ function completeNow({ lease, attempt, next, endpoint: effect }: DeliveryComplet
         else doomed.push(delivery);
       }
       const forgotten = new Set([...eventIds].filter((id) => !held.has(id)));
-      const touched = new Set<string>();
+      const emptied = new Set<string>();
       for (const delivery of doomed) {
         if (!forgotten.has(delivery.eventId)) continue;
         deliveries.delete(delivery.id);
-        touched.add(delivery.endpointId);
+        emptied.add(delivery.endpointId);
       }
-      for (const endpointId of touched) byEndpoint.set(endpointId, byEndpoint.get(endpointId)!.filter((id) => deliveries.has(id)));
+      if (follower && forgotten.size > 0) follower({ op: "forget", eventIds: [...forgotten] });
+      for (const endpointId of emptied) byEndpoint.set(endpointId, byEndpoint.get(endpointId)!.filter((id) => deliveries.has(id)));
       return forgotten;
     },
     retireEndpoint(endpointId, at) {
       const endpoint = endpoints.get(endpointId);
       if (!endpoint) return 0;
       endpoint.status = "disabled";
+      follower?.({ op: "retire", endpointId, at });
       const leaseNow = leaseClock();
       let ended = 0;
       for (const id of byEndpoint.get(endpointId) ?? []) {
@@ -368,6 +425,73 @@ function completeNow({ lease, attempt, next, endpoint: effect }: DeliveryComplet
         ended += 1;
       }
       return ended;
+    },
+
+    follow(listener) {
+      follower = listener;
+      lines.clear();
+      return () => {
+        if (follower !== listener) return;
+        follower = undefined;
+        // Scheduling here again (the engine back on this thread): every pending delivery is idle.
+        for (const id of pending) markIdle(deliveries.get(id)!);
+      };
+    },
+    applyUpdate(update) {
+      for (const u of update.deliveries) {
+        const d = deliveries.get(u.id);
+        if (!d) continue;
+        d.status = u.status;
+        d.attempts = u.attempts;
+        d.nextAttemptAt = u.nextAttemptAt;
+        d.updatedAt = u.updatedAt;
+        if (u.status === "pending") pending.add(u.id);
+        else pending.delete(u.id);
+      }
+      for (const u of update.endpoints) {
+        const endpoint = endpoints.get(u.id);
+        if (!endpoint) continue;
+        endpoint.status = u.status;
+        endpoint.disabledReason = u.disabledReason;
+        endpoint.failingSince = u.failingSince;
+      }
+    },
+    takeUpdate() {
+      const update: QueueUpdate = { deliveries: [], endpoints: [] };
+      if (!touched) return update;
+      // An ended delivery, once reported, is the API copy's alone: the worker's copy keeps only what it may still send.
+      const emptied = new Set<string>();
+      for (const id of touched.deliveries) {
+        const d = deliveries.get(id);
+        if (!d) continue;
+        update.deliveries.push(copy({ id, status: d.status, attempts: d.attempts, nextAttemptAt: d.nextAttemptAt, updatedAt: d.updatedAt }));
+        if (d.status !== "pending") {
+          deliveries.delete(id);
+          emptied.add(d.endpointId);
+        }
+      }
+      for (const endpointId of emptied) byEndpoint.set(endpointId, byEndpoint.get(endpointId)!.filter((id) => deliveries.has(id)));
+      for (const id of touched.endpoints) {
+        const e = endpoints.get(id);
+        if (e) update.endpoints.push(copy({ id, status: e.status, disabledReason: e.disabledReason, failingSince: e.failingSince }));
+      }
+      touched.deliveries.clear();
+      touched.endpoints.clear();
+      return update;
+    },
+    snapshot: () => ({ endpoints: [...endpoints.values()].map(copy), deliveries: [...pending].map((id) => copy({ ...deliveries.get(id)!, lease: null })) }),
+    load(snapshot) {
+      for (const endpoint of snapshot.endpoints) endpoints.set(endpoint.id, copy(endpoint));
+      for (const record of snapshot.deliveries) {
+        const d = { ...copy(record), lease: null };
+        deliveries.set(d.id, d);
+        if (d.status !== "pending") continue;
+        pending.add(d.id);
+        markIdle(d);
+        let ofEndpoint = byEndpoint.get(d.endpointId);
+        if (!ofEndpoint) byEndpoint.set(d.endpointId, (ofEndpoint = []));
+        ofEndpoint.push(d.id);
+      }
     },
 
     claim: async (request) => claimNow(request),

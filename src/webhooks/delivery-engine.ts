@@ -41,6 +41,13 @@ export interface DeliveryEngineOptions {
   perMerchantConcurrency?: number;
   /** Real time between two looks at the queue (WEBHOOK_POLL_INTERVAL_MS, default 1000). */
   pollIntervalMs?: number;
+  /**
+   * How long a wake() may wait while attempts are in flight (default 50 ms):
+   * their answers bring a claim sooner or later, and a claim at each commit
+   * mostly finds the endpoints it would serve full (on PostgreSQL two round
+   * trips each, ahead of the answers waiting to be recorded).
+   */
+  wakeDeferMs?: number;
   /** Claim lease; default the sender's timeout + 30 s, and never shorter than the timeout + 1 s. */
   leaseMs?: number;
   /** How long stop() lets attempts in flight finish before cutting them (default 10 s). */
@@ -108,6 +115,7 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
   const perEndpointLimit = options.perEndpointConcurrency ?? 4;
   const perMerchantLimit = Math.min(concurrency, options.perMerchantConcurrency ?? Math.max(1, Math.ceil(concurrency / 2)));
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
+  const wakeDeferMs = options.wakeDeferMs ?? 50;
   const leaseMs = options.leaseMs ?? sender.timeoutMs + 30_000;
   const graceMs = options.graceMs ?? 10_000;
   const statsIntervalMs = options.statsIntervalMs ?? 15_000;
@@ -120,7 +128,9 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
   let pollTimer: NodeJS.Timeout | undefined;
   let statsTimer: NodeJS.Timeout | undefined;
   let filling: Promise<void> | undefined;
+  let looking = false;
   let again = false;
+  let deferred: NodeJS.Timeout | undefined;
   /** Attempts still sending, by lease token: the slots taken. */
   const flights = new Map<string, Flight>();
   /** Every attempt not finished yet, those whose completion is still being recorded included. */
@@ -128,15 +138,33 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
   /** Answers in, not yet handed to the queue: the next settle() records them. */
   let answers: Answer[] = [];
 
+  /** A wake-up from outside (a commit, the sandbox's clock, the poll): deferred a little while attempts are in flight (wakeDeferMs). */
   function wake() {
+    if (!running) return;
+    if (flights.size === 0 || answers.length > 0) return look();
+    deferred ??= setTimeout(() => {
+      deferred = undefined;
+      look();
+    }, wakeDeferMs);
+  }
+
+  /**
+   * Looks at the queue on the next turn, so the answers that came in this
+   * turn go in one settle(); while one is out, once more after it.
+   */
+  function look() {
     // Stopping, the engine claims no more but still records the answers of attempts in flight.
     if (!running && answers.length === 0) return;
-    if (filling) {
+    if (filling || looking) {
       again = true;
       return;
     }
-    filling = fill().finally(() => {
-      filling = undefined;
+    looking = true;
+    setImmediate(() => {
+      looking = false;
+      filling = fill().finally(() => {
+        filling = undefined;
+      });
     });
   }
 
@@ -153,6 +181,11 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
       const batch = answers;
       if (free <= 0 && batch.length === 0) return;
       answers = [];
+      if (free > 0) {
+        // This claim serves whatever the deferred wake-up was for.
+        clearTimeout(deferred);
+        deferred = undefined;
+      }
       let claimed: ClaimedDelivery[];
       try {
         const settled = await queue.settle({
@@ -189,7 +222,7 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
       if (freed) return;
       freed = true;
       flights.delete(delivery.lease.token);
-      wake();
+      look();
     };
     const done = attempt(delivery, controller.signal, free)
       .catch((error: unknown) => {
@@ -282,16 +315,17 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
     start() {
       if (running) return;
       running = true;
-      pollTimer = setInterval(wake, pollIntervalMs);
+      pollTimer = setInterval(look, pollIntervalMs);
       statsTimer = setInterval(() => void refreshStats(), statsIntervalMs);
       pollTimer.unref();
       statsTimer.unref();
       void refreshStats();
-      wake();
+      look();
     },
     wake,
     async stop() {
       running = false;
+      clearTimeout(deferred);
       clearInterval(pollTimer);
       clearInterval(statsTimer);
       await filling;

@@ -155,6 +155,24 @@ const claimText = `
   join webhook_endpoints w on w.merchant_id = c.merchant_id and w.id = c.endpoint_id
   order by p.turn, c.next_attempt_at, c.created_at, c.id`;
 
+/**
+ * The claim in one round trip (issue 21 §2): candidatesText locks the
+ * endpoints and leaves their keys in two transaction-local settings, which
+ * the claim, the next statement of the same transaction (so its snapshot
+ * starts after the locks were granted, as the split requires), reads in
+ * place of parameters. set_config(…, true) lasts until the transaction ends
+ * and works through PgBouncer in transaction pooling, as the deadline's does.
+ */
+const lockCandidatesText = `
+  with locked as (${candidatesText})
+  select set_config('payments.claim_merchants', coalesce(array_agg(l.merchant_id order by l.merchant_id, l.id), '{}')::text, true),
+    set_config('payments.claim_endpoints', coalesce(array_agg(l.id order by l.merchant_id, l.id), '{}')::text, true)
+  from locked l`;
+const claimLockedText = claimText
+  .replaceAll("$1::text[]", "current_setting('payments.claim_merchants', true)::text[]")
+  .replaceAll("$2::text[]", "current_setting('payments.claim_endpoints', true)::text[]")
+  .replace(/\$(\d)/g, (_, n: string) => `$${Number(n) - 2}`);
+
 /** Completion, first round trip: the endpoint, then the delivery if the lease is still ours (locked in that order everywhere). */
 const lockEndpointText = `
   select w.status, w.deleted_at is not null, ${epochMs("w.failing_since")} from webhook_endpoints w
@@ -239,7 +257,7 @@ const statsText = `
   from webhook_deliveries where status = 'pending'`;
 
 /** The claim's statements, for the plan test (test/postgres/explain-webhooks.test.ts). */
-export const claimStatements = { endStrandedText, candidatesText, claimText } as const;
+export const claimStatements = { endStrandedText, candidatesText, claimText, lockCandidatesText, claimLockedText } as const;
 
 export interface PostgresDeliveryQueueOptions {
   /** Opens the endpoints' sealed signing secrets for the deliveries claimed. */
@@ -258,27 +276,20 @@ export interface PostgresDeliveryQueueOptions {
 export function createPostgresDeliveryQueue(db: Database, options: PostgresDeliveryQueueOptions): DeliveryQueue {
   const box = options.secretBox;
 
-  /** A claim (see claimStatements), its transaction's first round trip led by before's steps; their results too. */
+  /**
+   * A claim in one round trip (lockCandidatesText, claimLockedText), led by
+   * before's steps in the same transaction; their results too.
+   */
   async function claimAfter(request: ClaimRequest, before: readonly StatementStep[]): Promise<{ before: StepResult[]; claimed: ClaimedDelivery[] }> {
     const now = timestampParam(request.now);
-    const { first, rows } = await db.transaction(async (tx) => {
-      const results = await tx.run([
+    const results = await db.transaction((tx) =>
+      tx.commit([
         ...before,
         { text: endStrandedText, values: [now] },
-        { text: candidatesText, values: [now, String(request.perEndpointLimit), String(request.limit)] },
-      ]);
-      const first = results.slice(0, before.length);
-      const candidates = results[before.length + 1]!;
-      if (candidates.rows.length === 0) {
-        await tx.commit([]);
-        return { first, rows: [] as (string | null)[][] };
-      }
-      const [claimed] = await tx.commit([
+        { text: lockCandidatesText, values: [now, String(request.perEndpointLimit), String(request.limit)] },
         {
-          text: claimText,
+          text: claimLockedText,
           values: [
-            textArrayParam(candidates.rows.map((row) => row[0]!)),
-            textArrayParam(candidates.rows.map((row) => row[1]!)),
             now,
             String(request.perEndpointLimit),
             String(request.limit),
@@ -287,9 +298,10 @@ export function createPostgresDeliveryQueue(db: Database, options: PostgresDeliv
             String(request.perMerchantLimit ?? request.limit),
           ],
         },
-      ]);
-      return { first, rows: claimed!.rows };
-    });
+      ]),
+    );
+    const first = results.slice(0, before.length);
+    const rows = results[before.length + 2]!.rows;
     const claimed = rows.map((row) => ({
       deliveryId: row[0]!,
       eventId: row[1]!,

@@ -36,6 +36,7 @@ import type { WebhookEndpointStore } from "../store/webhook-endpoint-store.js";
 import type { HostResolver } from "../webhooks/host-resolver.js";
 import { createDeliveryEngine, type DeliveryEngine } from "../webhooks/delivery-engine.js";
 import { createThreadedDeliveryEngine, deliveryWorkerPoolMax } from "../webhooks/threaded-delivery-engine.js";
+import { isMemoryDeliveryQueue } from "../webhooks/queue-replica.js";
 import { createRetryPolicy } from "../webhooks/retry-policy.js";
 import { createWebhookSender, type WebhookSender } from "../webhooks/webhook-sender.js";
 import { createApp, type AppCaps } from "./create-app.js";
@@ -329,7 +330,7 @@ export async function composeService(config: Config, overrides: ServiceOverrides
             secretKey: webhookConfig.secretKey,
           },
         },
-        queue: database ? undefined : stores.deliveryQueue,
+        queue: database || !isMemoryDeliveryQueue(stores.deliveryQueue) ? undefined : stores.deliveryQueue,
         metrics: metrics.webhooks,
         logger,
       });

@@ -86,6 +86,16 @@ import type { SigningSecret } from "../domain/signing-secrets.js";
  *    one that timed out or refused pauses (EndpointEffect.pauseUntil): a
  *    dead endpoint costs one slot per retry, not one per pending delivery.
  *
+ * 7. settle() is complete() for each of a batch, in order, then claim(),
+ *    in one call: one round trip to the store for a whole turn of the
+ *    engine's answers and its next claim (issue 21 §2: one delivery's cycle
+ *    must not wait on a round trip of its own, nor on the API's event loop
+ *    twice). Each completion keeps 4's guarantees (atomic, fenced by its own
+ *    token; results[i] is what complete() would have answered) and the claim
+ *    runs after them, so the slots they free are taken in the same call. A
+ *    settle that fails may have recorded none of its completions: their
+ *    leases run out and those deliveries are sent again (at least once).
+ *
  * Secrets leave the store decrypted only through claim() (SecretBox opens
  * them; secret-box.ts). Bodies are stored once per event and never logged.
  */
@@ -94,6 +104,8 @@ export interface DeliveryQueue {
   claim(request: ClaimRequest): Promise<ClaimedDelivery[]>;
   /** Records one attempt and what follows it, atomically, if the lease is still ours (see 4). */
   complete(completion: DeliveryCompletion): Promise<CompletionResult>;
+  /** Completes each of request.completions in order, then claims with request.claim when given (see 7). */
+  settle(request: SettleRequest): Promise<SettleResult>;
   /** Gives leases back without an attempt (see 5). Leases no longer ours are ignored. */
   release(leases: readonly DeliveryLease[]): Promise<void>;
   /** Queue figures for the metrics, at the schedule time now. */
@@ -121,6 +133,18 @@ export interface ClaimRequest {
    * merchant's share of the claiming instance's slots (see 6). Default: limit.
    */
   perMerchantLimit?: number;
+}
+
+/** SettleRequest: one turn of the engine, its answers to record and, when it has free slots, its claim. */
+export interface SettleRequest {
+  completions: readonly DeliveryCompletion[];
+  claim?: ClaimRequest;
+}
+
+/** SettleResult: one result per completion, in order, and what the claim took (empty without one). */
+export interface SettleResult {
+  results: CompletionResult[];
+  claimed: ClaimedDelivery[];
 }
 
 /** ClaimedDelivery is everything one attempt needs, read in the claim. */

@@ -3,7 +3,7 @@ import { hostname } from "node:os";
 import type { Clock } from "../lib/clock.js";
 import { createSystemClock } from "../lib/clock.js";
 import type { Logger } from "../lib/logger.js";
-import type { ClaimedDelivery, DeliveryLease, DeliveryQueue } from "../store/delivery-queue.js";
+import type { ClaimedDelivery, CompletionResult, DeliveryCompletion, DeliveryLease, DeliveryQueue } from "../store/delivery-queue.js";
 import type { RetryPolicy } from "./retry-policy.js";
 import { signWebhook } from "./signing.js";
 import { liveSecrets } from "../domain/signing-secrets.js";
@@ -41,6 +41,13 @@ export interface DeliveryEngineOptions {
   perMerchantConcurrency?: number;
   /** Real time between two looks at the queue (WEBHOOK_POLL_INTERVAL_MS, default 1000). */
   pollIntervalMs?: number;
+  /**
+   * How long a wake() may wait while attempts are in flight (default 50 ms):
+   * their answers bring a claim sooner or later, and a claim at each commit
+   * mostly finds the endpoints it would serve full (on PostgreSQL two round
+   * trips each, ahead of the answers waiting to be recorded).
+   */
+  wakeDeferMs?: number;
   /** Claim lease; default the sender's timeout + 30 s, and never shorter than the timeout + 1 s. */
   leaseMs?: number;
   /** How long stop() lets attempts in flight finish before cutting them (default 10 s). */
@@ -65,6 +72,13 @@ export interface DeliveryEngine {
   stop(): Promise<void>;
 }
 
+/** An answer waiting for the next settle() to record it. */
+interface Answer {
+  completion: DeliveryCompletion;
+  resolve(result: CompletionResult): void;
+  reject(error: unknown): void;
+}
+
 interface Flight {
   lease: DeliveryLease;
   controller: AbortController;
@@ -74,8 +88,10 @@ interface Flight {
 /**
  * createDeliveryEngine is the webhook delivery loop. It claims due deliveries
  * in batches of its free slots, sends each (signed with the endpoint's live
- * secrets), and completes it with the policy's decision, each on its own, so
- * a slow endpoint holds only its own slots: the queue never hands out more
+ * secrets) on its own, so a slow endpoint holds only its own slots, and
+ * records the answers that came in since its last look together with its
+ * next claim, in one settle() (issue 21 §2: one round trip to the store per
+ * turn, not two per delivery): the queue never hands out more
  * than perEndpointConcurrency of one endpoint's deliveries at once (one while
  * it is failing), nor more than perMerchantConcurrency of this instance's
  * slots to one merchant, and takes merchants round-robin, so every other
@@ -99,6 +115,7 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
   const perEndpointLimit = options.perEndpointConcurrency ?? 4;
   const perMerchantLimit = Math.min(concurrency, options.perMerchantConcurrency ?? Math.max(1, Math.ceil(concurrency / 2)));
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
+  const wakeDeferMs = options.wakeDeferMs ?? 50;
   const leaseMs = options.leaseMs ?? sender.timeoutMs + 30_000;
   const graceMs = options.graceMs ?? 10_000;
   const statsIntervalMs = options.statsIntervalMs ?? 15_000;
@@ -111,51 +128,92 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
   let pollTimer: NodeJS.Timeout | undefined;
   let statsTimer: NodeJS.Timeout | undefined;
   let filling: Promise<void> | undefined;
+  let looking = false;
   let again = false;
+  let deferred: NodeJS.Timeout | undefined;
   /** Attempts still sending, by lease token: the slots taken. */
   const flights = new Map<string, Flight>();
   /** Every attempt not finished yet, those whose completion is still being recorded included. */
   const attempts = new Set<Promise<void>>();
+  /** Answers in, not yet handed to the queue: the next settle() records them. */
+  let answers: Answer[] = [];
 
+  /** A wake-up from outside (a commit, the sandbox's clock, the poll): deferred a little while attempts are in flight (wakeDeferMs). */
   function wake() {
     if (!running) return;
-    if (filling) {
-      again = true;
-      return;
-    }
-    filling = fill().finally(() => {
-      filling = undefined;
-    });
-  }
-
-  /** Claims while there are free slots and the last claim filled them all (more may be due). */
-  async function fill() {
-    do {
-      again = false;
-      const free = concurrency - flights.size;
-      if (free <= 0) return;
-      let claimed: ClaimedDelivery[];
-      try {
-        claimed = await queue.claim({ now: clock.now(), owner, leaseMs, limit: free, perEndpointLimit, perMerchantLimit });
-      } catch (error) {
-        logger.error({ err: error }, "webhook deliveries could not be claimed; retrying at the next poll");
-        return;
-      }
-      if (!running) {
-        await queue.release(claimed.map((c) => c.lease)).catch(() => {});
-        return;
-      }
-      for (const delivery of claimed) launch(delivery);
-      if (claimed.length === free) again = true;
-    } while (again && running);
+    if (flights.size === 0 || answers.length > 0) return look();
+    deferred ??= setTimeout(() => {
+      deferred = undefined;
+      look();
+    }, wakeDeferMs);
   }
 
   /**
-   * A slot is free once the answer is in and its completion has been sent to
-   * the queue, not once the queue has answered: the next claim then goes out
-   * right behind the completion (in memory over the worker's port, in order),
-   * so one endpoint's next delivery does not wait a whole round trip more
-   * (issue 21 §2). stop() still waits for every completion.
+   * Looks at the queue on the next turn, so the answers that came in this
+   * turn go in one settle(); while one is out, once more after it.
+   */
+  function look() {
+    // Stopping, the engine claims no more but still records the answers of attempts in flight.
+    if (!running && answers.length === 0) return;
+    if (filling || looking) {
+      again = true;
+      return;
+    }
+    looking = true;
+    setImmediate(() => {
+      looking = false;
+      filling = fill().finally(() => {
+        filling = undefined;
+      });
+    });
+  }
+
+  /**
+   * Records the answers in and claims while there are free slots, the last
+   * claim filled them all (more may be due) or answers came in meanwhile:
+   * those of one turn go in one settle(), and answers that come while it is
+   * out wait for the next, so a busy engine batches more per round trip.
+   */
+  async function fill() {
+    do {
+      again = false;
+      const free = running ? concurrency - flights.size : 0;
+      const batch = answers;
+      if (free <= 0 && batch.length === 0) return;
+      answers = [];
+      if (free > 0) {
+        // This claim serves whatever the deferred wake-up was for.
+        clearTimeout(deferred);
+        deferred = undefined;
+      }
+      let claimed: ClaimedDelivery[];
+      try {
+        const settled = await queue.settle({
+          completions: batch.map((a) => a.completion),
+          claim: free > 0 ? { now: clock.now(), owner, leaseMs, limit: free, perEndpointLimit, perMerchantLimit } : undefined,
+        });
+        batch.forEach((a, i) => a.resolve(settled.results[i]!));
+        claimed = settled.claimed;
+      } catch (error) {
+        for (const a of batch) a.reject(error);
+        if (free > 0) logger.error({ err: error }, "webhook deliveries could not be claimed; retrying at the next poll");
+        if (answers.length > 0) continue;
+        return;
+      }
+      if (!running) {
+        if (claimed.length > 0) await queue.release(claimed.map((c) => c.lease)).catch(() => {});
+        continue;
+      }
+      for (const delivery of claimed) launch(delivery);
+      if (free > 0 && claimed.length === free) again = true;
+    } while ((again && running) || answers.length > 0);
+  }
+
+  /**
+   * A slot is free once the answer is in: the settle() that records it also
+   * claims the next delivery, after the completion, so the slot it frees is
+   * taken in the same round trip (issue 21 §2). stop() still waits for every
+   * completion.
    */
   function launch(delivery: ClaimedDelivery) {
     const controller = new AbortController();
@@ -164,7 +222,7 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
       if (freed) return;
       freed = true;
       flights.delete(delivery.lease.token);
-      wake();
+      look();
     };
     const done = attempt(delivery, controller.signal, free)
       .catch((error: unknown) => {
@@ -200,11 +258,17 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
     metrics.attempt(result.outcome, result.durationMs / 1000);
     const number = delivery.attemptsMade + 1;
     const decision = policy.decide(result, number, clock.now());
-    const completing = queue.complete({
-      lease: delivery.lease,
-      attempt: { at, statusCode: result.statusCode, durationMs: result.durationMs, error: result.error },
-      next: decision.next,
-      endpoint: decision.endpoint,
+    const completing = new Promise<CompletionResult>((resolve, reject) => {
+      answers.push({
+        completion: {
+          lease: delivery.lease,
+          attempt: { at, statusCode: result.statusCode, durationMs: result.durationMs, error: result.error },
+          next: decision.next,
+          endpoint: decision.endpoint,
+        },
+        resolve,
+        reject,
+      });
     });
     free();
     const completion = await completing;
@@ -251,16 +315,17 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
     start() {
       if (running) return;
       running = true;
-      pollTimer = setInterval(wake, pollIntervalMs);
+      pollTimer = setInterval(look, pollIntervalMs);
       statsTimer = setInterval(() => void refreshStats(), statsIntervalMs);
       pollTimer.unref();
       statsTimer.unref();
       void refreshStats();
-      wake();
+      look();
     },
     wake,
     async stop() {
       running = false;
+      clearTimeout(deferred);
       clearInterval(pollTimer);
       clearInterval(statsTimer);
       await filling;

@@ -4,7 +4,7 @@ import { createSystemClock } from "../lib/clock.js";
 import { createPinoLogger } from "../observability/pino-logger.js";
 import type { DeliveryQueue } from "../store/delivery-queue.js";
 import { createDeliveryEngine } from "./delivery-engine.js";
-import { createChannelDeliveryQueue } from "./queue-channel.js";
+import { createWorkerDeliveryQueue } from "./queue-replica.js";
 import { createRetryPolicy } from "./retry-policy.js";
 import type { DeliveryWorkerData, FromWorker, ToWorker, WorkerMetric } from "./threaded-delivery-engine.js";
 import type { WebhookMetrics } from "./webhook-metrics.js";
@@ -15,8 +15,9 @@ import { createWebhookSender } from "./webhook-sender.js";
  * engine, sender and policy as on the main thread, on this thread's own
  * event loop. Its log lines go to standard error from this thread (pino's
  * asynchronous destination writes the file descriptor itself, not through
- * the main thread). On PostgreSQL it opens its own pool; in memory it claims
- * and completes over the port the main thread serves its queue on.
+ * the main thread). On PostgreSQL it opens its own pool; in memory it owns
+ * the scheduling copy of the queue (queue-replica.ts), kept in step with the
+ * main thread's over a port.
  */
 const data = workerData as DeliveryWorkerData;
 const port = parentPort!;
@@ -36,6 +37,7 @@ const metricsTimer = setInterval(flushMetrics, 250);
 
 let queue: DeliveryQueue;
 let closeQueue = async () => {};
+let wakeEngine = () => {};
 if (data.database) {
   const { createDatabase } = await import("../store/postgres/database.js");
   const { createPostgresDeliveryQueue } = await import("../store/postgres/postgres-delivery-queue.js");
@@ -55,8 +57,9 @@ if (data.database) {
   queue = createPostgresDeliveryQueue(db, { secretBox: createSecretBox({ key: key && Buffer.from(key) }) });
   closeQueue = () => db.close();
 } else {
-  queue = createChannelDeliveryQueue(data.queuePort!);
-  closeQueue = async () => data.queuePort!.close();
+  const copy = createWorkerDeliveryQueue(data.queuePort!, data.snapshot!, () => wakeEngine());
+  queue = copy;
+  closeQueue = async () => copy.flush(true);
 }
 
 // Keep-alive pools of one endpoint's connections: as many as it may have attempts in flight.
@@ -74,6 +77,8 @@ const engine = createDeliveryEngine({
   metrics,
   ...data.engine,
 });
+
+wakeEngine = () => engine.wake();
 
 port.on("message", (message: ToWorker) => {
   if (message.kind === "wake") engine.wake();

@@ -1,9 +1,9 @@
 import { MessageChannel, Worker, type MessagePort } from "node:worker_threads";
 import type { Logger } from "../lib/logger.js";
 import type { LogLevel } from "../observability/log-level.js";
-import type { DeliveryQueue } from "../store/delivery-queue.js";
+import type { MemoryDeliveryQueue, QueueSnapshot } from "../store/memory/memory-delivery-queue.js";
 import type { DeliveryEngine } from "./delivery-engine.js";
-import { serveDeliveryQueue } from "./queue-channel.js";
+import { replicateToWorker } from "./queue-replica.js";
 import type { WebhookMetrics } from "./webhook-metrics.js";
 
 /**
@@ -21,7 +21,7 @@ export interface DeliveryWorkerData {
   engine: { concurrency: number; perEndpointConcurrency: number; perMerchantConcurrency: number; pollIntervalMs: number; graceMs: number };
   sender: { timeoutMs: number; allowPrivate: boolean };
   retrySchedule: number[];
-  /** PostgreSQL: the worker opens a pool of its own. Absent: the queue is the main thread's, served over queuePort. */
+  /** PostgreSQL: the worker opens a pool of its own. Absent: the worker owns a copy of the memory queue (snapshot, queuePort). */
   database?: {
     url: string;
     poolMax: number;
@@ -32,6 +32,8 @@ export interface DeliveryWorkerData {
     secretKey?: Uint8Array;
   };
   queuePort?: MessagePort;
+  /** Memory mode: what the worker's copy of the queue starts from. */
+  snapshot?: QueueSnapshot;
 }
 
 /** A metric the worker reports, batched to the main thread (where the registry is). */
@@ -45,10 +47,10 @@ export type ToWorker = { kind: "wake" } | { kind: "stop" };
 export type FromWorker = { kind: "metrics"; metrics: WorkerMetric[] } | { kind: "stopped" };
 
 export interface ThreadedDeliveryEngineOptions {
-  /** The worker's settings; queuePort is filled in here when queue is given. */
-  data: Omit<DeliveryWorkerData, "queuePort">;
-  /** Memory mode: the main thread's queue, served to the worker. Unset with data.database. */
-  queue?: DeliveryQueue;
+  /** The worker's settings; queuePort and snapshot are filled in here when queue is given. */
+  data: Omit<DeliveryWorkerData, "queuePort" | "snapshot">;
+  /** Memory mode: the main thread's queue, whose scheduling the worker takes over (queue-replica.ts). Unset with data.database. */
+  queue?: MemoryDeliveryQueue;
   metrics: WebhookMetrics;
   /** For the worker's failures; the worker logs its attempts itself, to standard error. */
   logger: Logger;
@@ -62,10 +64,11 @@ const workerUrl = new URL(import.meta.url.endsWith(".ts") ? "./delivery-worker-b
  * (issue 21 §2): claims, signing, HTTP, completions and their log lines take
  * none of the API's event loop, so delivery keeps its pace however busy the
  * API is, and the API's latency does not carry delivery's work. The main
- * thread only posts a wake-up per event-loop turn with commits, and (memory
- * mode) answers the worker's claims and completions on its queue; on
- * PostgreSQL the worker has its own pool and the main thread does nothing
- * per delivery. Metrics come back in batches, four times a second, to the
+ * thread only posts a wake-up per event-loop turn with commits; in memory
+ * mode the worker owns the queue's scheduling copy (queue-replica.ts: the
+ * main thread posts its changes once a turn and applies the worker's
+ * updates, and answers nothing per delivery); on PostgreSQL the worker has
+ * its own pool and the main thread does nothing per delivery. Metrics come back in batches, four times a second, to the
  * main thread's registry.
  *
  * stop() asks the worker to stop its engine (attempts in flight get the
@@ -77,27 +80,28 @@ const workerUrl = new URL(import.meta.url.endsWith(".ts") ? "./delivery-worker-b
 export function createThreadedDeliveryEngine(options: ThreadedDeliveryEngineOptions): DeliveryEngine {
   const { data, queue, metrics, logger } = options;
   let worker: Worker | undefined;
-  let stopServing: (() => void) | undefined;
+  /** Signals stop() waits for: the worker's "stopped", and in memory mode its copy's final update. */
+  let stopSignals = 0;
   let running = false;
   let wakeQueued = false;
   let stopped: (() => void) | undefined;
 
   function spawn() {
     const channel = queue ? new MessageChannel() : undefined;
-    if (queue && channel) stopServing = serveDeliveryQueue(queue, channel.port1);
+    const replica = queue && channel ? replicateToWorker(queue, channel.port1, () => signal()) : undefined;
     const current = new Worker(workerUrl, {
-      workerData: { ...data, queuePort: channel?.port2 } satisfies DeliveryWorkerData,
+      workerData: { ...data, queuePort: channel?.port2, snapshot: replica?.snapshot } satisfies DeliveryWorkerData,
       transferList: channel ? [channel.port2] : [],
       name: "webhook-delivery",
     });
     worker = current;
     current.on("message", (message: FromWorker) => {
-      if (message.kind === "stopped") stopped?.();
+      if (message.kind === "stopped") signal();
       else for (const metric of message.metrics) record(metric);
     });
     current.on("error", (error) => logger.error({ err: error }, "the webhook delivery worker failed"));
     current.on("exit", (code) => {
-      stopServing?.();
+      replica?.stop();
       channel?.port1.close();
       stopped?.();
       if (worker === current) worker = undefined;
@@ -106,6 +110,11 @@ export function createThreadedDeliveryEngine(options: ThreadedDeliveryEngineOpti
         setTimeout(() => running && !worker && spawn(), 1000).unref();
       }
     });
+  }
+
+  function signal() {
+    stopSignals -= 1;
+    if (stopSignals <= 0) stopped?.();
   }
 
   function record(metric: WorkerMetric) {
@@ -133,6 +142,7 @@ export function createThreadedDeliveryEngine(options: ThreadedDeliveryEngineOpti
       running = false;
       const current = worker;
       if (!current) return;
+      stopSignals = queue ? 2 : 1;
       const done = new Promise<void>((resolve) => (stopped = resolve));
       current.postMessage({ kind: "stop" } satisfies ToWorker);
       const cut = setTimeout(() => void current.terminate(), data.engine.graceMs + 5000);

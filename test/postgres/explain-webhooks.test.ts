@@ -73,6 +73,13 @@ describe("PostgreSQL webhook and event query plans", { skip }, () => {
     assert.deepEqual(seqScans(claim, "webhook_deliveries"), []);
     assert.ok(indexes(claim).has("webhook_deliveries_endpoint_pending_idx"), [...indexes(claim)].join(", "));
     assert.ok(indexes(claim).has("webhook_deliveries_leased_idx"), [...indexes(claim)].join(", "));
+    // The one-round-trip forms the queue sends: the same plans, the endpoints passed in settings rather than parameters.
+    const locking = await plan(claimStatements.lockCandidatesText, [now, 10, 20]);
+    assert.deepEqual(seqScans(locking, "webhook_deliveries"), []);
+    assert.ok(indexes(locking).has("webhook_deliveries_endpoint_pending_idx"), [...indexes(locking)].join(", "));
+    const claimLocked = await plan(claimStatements.claimLockedText, [now, 10, 20, "owner", 60000, 16]);
+    assert.deepEqual(seqScans(claimLocked, "webhook_deliveries"), []);
+    assert.ok(indexes(claimLocked).has("webhook_deliveries_endpoint_pending_idx"), [...indexes(claimLocked)].join(", "));
   });
 
   it("streams and lists events through their merchant indexes", async () => {

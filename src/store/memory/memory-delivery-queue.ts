@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type {
   ClaimedDelivery,
+  ClaimRequest,
+  DeliveryCompletion,
   CompletionResult,
   DeliveryAttempt,
   DeliveryQueue,
@@ -83,6 +85,43 @@ export interface MemoryDeliveryQueue extends DeliveryQueue {
    * delete). Events with a pending delivery are left whole.
    */
   forgetEnded(eventIds: ReadonlySet<string>): Set<string>;
+  /**
+   * Makes this queue the API's copy of one a delivery worker owns
+   * (src/webhooks/queue-replica.ts): each change the API makes (enqueue,
+   * endpoints, secrets, retirement, retention) is also given to listener, in
+   * order, for the worker's copy, and this copy no longer schedules (it keeps
+   * no due-time heaps and is never claimed from). Returns a function that
+   * stops following.
+   */
+  follow(listener: (change: QueueChange) => void): () => void;
+  /** The API's copy: applies what the worker's copy changed (takeUpdate()); unknown ids are ignored. */
+  applyUpdate(update: QueueUpdate): void;
+  /** With trackChanges: what changed since the last call (attempts, states, endpoints' failing state), for the API's copy. */
+  takeUpdate(): QueueUpdate;
+  /** Every endpoint and every pending delivery: what a delivery worker's copy starts from. */
+  snapshot(): QueueSnapshot;
+  /** Loads a snapshot into an empty queue (the worker's copy). Leases are not carried: every delivery is claimable. */
+  load(snapshot: QueueSnapshot): void;
+}
+
+/** QueueChange: one change the API made to its copy, replayed on the worker's in the same order. */
+export type QueueChange =
+  | { op: "enqueue"; delivery: NewDelivery }
+  | { op: "putEndpoint"; endpoint: MemoryEndpoint }
+  | { op: "setSecrets"; endpointId: string; secrets: SigningSecret[] }
+  | { op: "retire"; endpointId: string; at: Date }
+  | { op: "forget"; eventIds: string[] };
+
+/** QueueUpdate: the worker's copy's changes the API shows (never a body, a lease or a secret). */
+export interface QueueUpdate {
+  deliveries: Pick<DeliveryRecord, "id" | "status" | "attempts" | "nextAttemptAt" | "updatedAt">[];
+  endpoints: Pick<MemoryEndpoint, "id" | "status" | "disabledReason" | "failingSince">[];
+}
+
+/** QueueSnapshot: a queue's endpoints and pending deliveries. */
+export interface QueueSnapshot {
+  endpoints: MemoryEndpoint[];
+  deliveries: DeliveryRecord[];
 }
 
 export interface MemoryDeliveryQueueOptions {
@@ -90,6 +129,11 @@ export interface MemoryDeliveryQueueOptions {
   leaseClock?: () => number;
   /** A new lease token (default a random UUID). */
   leaseToken?: () => string;
+  /**
+   * The delivery worker's copy: records what claims and completions change,
+   * for takeUpdate(), which also drops the deliveries it reports ended.
+   */
+  trackChanges?: boolean;
 }
 
 /** IdleEntry: a delivery waiting for a claim, as of its due time when it was put in its endpoint's heap. */
@@ -140,8 +184,14 @@ export function createMemoryDeliveryQueue(options: MemoryDeliveryQueueOptions = 
     if (!line) lines.set(endpointId, (line = { idle: createOrderedHeap(dueFirst), leased: new Set() }));
     return line;
   };
+  /** Set while this queue is the API's copy of a worker's (follow()). */
+  let follower: ((change: QueueChange) => void) | undefined;
+  const touched = options.trackChanges ? { deliveries: new Set<string>(), endpoints: new Set<string>() } : undefined;
+
   /** The delivery waits for a claim again (enqueued, retried, released, its lease ran out, moved to a later time). */
   const markIdle = (d: DeliveryRecord) => {
+    // The API's copy is never claimed from: it keeps no heaps to drain.
+    if (follower) return;
     const line = lineOf(d.endpointId);
     line.leased.delete(d.id);
     line.idle.push({ at: d.nextAttemptAt!.getTime(), createdAt: d.createdAt.getTime(), id: d.id });
@@ -156,10 +206,149 @@ export function createMemoryDeliveryQueue(options: MemoryDeliveryQueueOptions = 
     delivery.updatedAt = at;
     delivery.lease = null;
     pending.delete(delivery.id);
+    touched?.deliveries.add(delivery.id);
     lines.get(delivery.endpointId)?.leased.delete(delivery.id);
   }
 
-  return {
+function claimNow(request: ClaimRequest): ClaimedDelivery[] {
+    const leaseNow = leaseClock();
+    const nowMs = request.now.getTime();
+    const merchantOf = (endpointId: string) => endpoints.get(endpointId)!.merchantId ?? "";
+    const oldestFirst = (a: DeliveryRecord, b: DeliveryRecord) =>
+      a.nextAttemptAt!.getTime() - b.nextAttemptAt!.getTime() || a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+    // Leases: counted per endpoint (every owner's) and per merchant (this owner's); one that ran out makes its delivery idle again.
+    const inFlight = new Map<string, number>();
+    const owned = new Map<string, number>();
+    for (const [endpointId, line] of lines) {
+      for (const id of line.leased) {
+        const d = deliveries.get(id);
+        if (!d || d.status !== "pending" || d.lease === null) line.leased.delete(id);
+        else if (d.lease.expiresAt > leaseNow) {
+          inFlight.set(endpointId, (inFlight.get(endpointId) ?? 0) + 1);
+          if (d.lease.owner === request.owner) owned.set(merchantOf(endpointId), (owned.get(merchantOf(endpointId)) ?? 0) + 1);
+        } else markIdle(d);
+      }
+    }
+    // Each endpoint's oldest due idle deliveries, as many as it has free slots, out of its heap.
+    const taken = new Set<string>();
+    const takeDue = (line: EndpointLine, max: number) => {
+      const out: DeliveryRecord[] = [];
+      while (out.length < max) {
+        const top = line.idle.peek();
+        if (!top || top.at > nowMs) break;
+        line.idle.pop();
+        const d = deliveries.get(top.id);
+        if (!d || d.status !== "pending" || leased(d, leaseNow) || d.nextAttemptAt!.getTime() !== top.at || taken.has(d.id)) continue;
+        taken.add(d.id);
+        out.push(d);
+      }
+      return out;
+    };
+    const dueByMerchant = new Map<string, DeliveryRecord[]>();
+    for (const [endpointId, line] of lines) {
+      const endpoint = endpoints.get(endpointId)!;
+      if (endpoint.status !== "enabled") {
+        for (const d of takeDue(line, Infinity)) end(d, "failed", request.now);
+      } else {
+        const endpointLimit = endpoint.failingSince === null ? request.perEndpointLimit : 1;
+        const free = Math.max(0, endpointLimit - (inFlight.get(endpointId) ?? 0));
+        const due = free > 0 ? takeDue(line, free) : [];
+        if (due.length > 0) {
+          const merchant = merchantOf(endpointId);
+          let list = dueByMerchant.get(merchant);
+          if (!list) dueByMerchant.set(merchant, (list = []));
+          list.push(...due);
+        }
+      }
+      if (line.idle.size === 0 && line.leased.size === 0) lines.delete(endpointId);
+    }
+    // Each merchant's takeable deliveries, oldest due first, within its own share of this owner's slots.
+    const turns: DeliveryRecord[][] = [];
+    const perMerchantLimit = request.perMerchantLimit ?? request.limit;
+    for (const [merchant, list] of dueByMerchant) {
+      const share = Math.max(0, perMerchantLimit - (owned.get(merchant) ?? 0));
+      list.sort(oldestFirst).slice(0, share).forEach((d, turn) => (turns[turn] ??= []).push(d));
+    }
+    // Round-robin over merchants: every merchant's first, then every merchant's second, …
+    const order = turns.flatMap((round) => round.sort(oldestFirst)).slice(0, request.limit);
+    const claimed: ClaimedDelivery[] = [];
+    for (const d of order) {
+      d.lease = { owner: request.owner, token: leaseToken(), expiresAt: leaseNow + request.leaseMs };
+      lineOf(d.endpointId).leased.add(d.id);
+      const endpoint = endpoints.get(d.endpointId)!;
+      claimed.push({
+        deliveryId: d.id,
+        eventId: d.eventId,
+        eventType: d.eventType,
+        body: d.body,
+        attemptsMade: d.attempts.length,
+        createdAt: new Date(d.createdAt),
+        endpoint: { id: endpoint.id, url: endpoint.url, secrets: copy(endpoint.secrets) },
+        lease: { deliveryId: d.id, token: d.lease.token },
+      });
+    }
+    // Taken out of their heaps but not chosen (the merchant's share or the limit): back in.
+    for (const d of taken) {
+      const delivery = deliveries.get(d)!;
+      if (delivery.status === "pending" && delivery.lease === null) markIdle(delivery);
+    }
+    return claimed;
+  }
+
+function completeNow({ lease, attempt, next, endpoint: effect }: DeliveryCompletion): CompletionResult {
+    const pauseOthers = (endpointId: string, until: Date) => {
+      const leaseNow = leaseClock();
+      for (const id of byEndpoint.get(endpointId) ?? []) {
+        const other = deliveries.get(id)!;
+        if (other.id === lease.deliveryId || other.status !== "pending" || leased(other, leaseNow)) continue;
+        if (other.nextAttemptAt!.getTime() < until.getTime()) {
+          other.nextAttemptAt = new Date(until);
+          touched?.deliveries.add(other.id);
+          markIdle(other);
+        }
+      }
+    };
+    const delivery = deliveries.get(lease.deliveryId);
+    if (!delivery || delivery.status !== "pending" || delivery.lease?.token !== lease.token) return { recorded: false };
+    const endpoint = endpoints.get(delivery.endpointId)!;
+    delivery.attempts.push(copy(attempt));
+    touched?.deliveries.add(delivery.id);
+    touched?.endpoints.add(endpoint.id);
+
+    let disabled: DisabledReason | null = null;
+    if (effect.kind === "succeeded") endpoint.failingSince = null;
+    else if (effect.kind === "gone") disabled = "gone";
+    else {
+      endpoint.failingSince ??= new Date(effect.at);
+      if (endpoint.failingSince.getTime() <= effect.disableIfFailingSince.getTime()) disabled = "failing";
+    }
+    if (disabled !== null && endpoint.status === "enabled") {
+      endpoint.status = "disabled";
+      endpoint.disabledReason = disabled;
+    } else disabled = null;
+
+    if (next.status === "pending" && endpoint.status === "enabled") {
+      delivery.nextAttemptAt = new Date(next.nextAttemptAt);
+      delivery.updatedAt = attempt.at;
+      delivery.lease = null;
+      markIdle(delivery);
+    } else end(delivery, next.status === "succeeded" ? "succeeded" : "failed", attempt.at);
+
+    if (effect.kind === "failed" && effect.pauseUntil && endpoint.status === "enabled") pauseOthers(endpoint.id, effect.pauseUntil);
+    let otherDeliveriesFailed = 0;
+    if (disabled !== null) {
+      const leaseNow = leaseClock();
+      for (const id of byEndpoint.get(endpoint.id) ?? []) {
+        const other = deliveries.get(id)!;
+        if (other.status !== "pending" || leased(other, leaseNow)) continue;
+        end(other, "failed", attempt.at);
+        otherDeliveriesFailed += 1;
+      }
+    }
+    return { recorded: true, status: delivery.status, endpointDisabled: disabled, otherDeliveriesFailed };
+  }
+
+  const queue: MemoryDeliveryQueue = {
     putEndpoint(endpoint) {
       endpoints.set(endpoint.id, {
         status: "enabled",
@@ -167,6 +356,7 @@ export function createMemoryDeliveryQueue(options: MemoryDeliveryQueueOptions = 
         failingSince: null,
         ...copy(endpoint),
       });
+      follower?.({ op: "putEndpoint", endpoint: endpoints.get(endpoint.id)! });
     },
     endpoint: (id) => copy(endpoints.get(id)),
     enqueue(delivery) {
@@ -186,6 +376,7 @@ export function createMemoryDeliveryQueue(options: MemoryDeliveryQueueOptions = 
         lease: null,
       });
       pending.add(delivery.id);
+      follower?.({ op: "enqueue", delivery });
       markIdle(deliveries.get(delivery.id)!);
       let ofEndpoint = byEndpoint.get(delivery.endpointId);
       if (!ofEndpoint) byEndpoint.set(delivery.endpointId, (ofEndpoint = []));
@@ -198,6 +389,7 @@ export function createMemoryDeliveryQueue(options: MemoryDeliveryQueueOptions = 
       const endpoint = endpoints.get(endpointId);
       if (!endpoint) return false;
       endpoint.secrets = copy(secrets);
+      follower?.({ op: "setSecrets", endpointId, secrets: endpoint.secrets });
       return true;
     },
     forgetEnded(eventIds) {
@@ -209,19 +401,21 @@ export function createMemoryDeliveryQueue(options: MemoryDeliveryQueueOptions = 
         else doomed.push(delivery);
       }
       const forgotten = new Set([...eventIds].filter((id) => !held.has(id)));
-      const touched = new Set<string>();
+      const emptied = new Set<string>();
       for (const delivery of doomed) {
         if (!forgotten.has(delivery.eventId)) continue;
         deliveries.delete(delivery.id);
-        touched.add(delivery.endpointId);
+        emptied.add(delivery.endpointId);
       }
-      for (const endpointId of touched) byEndpoint.set(endpointId, byEndpoint.get(endpointId)!.filter((id) => deliveries.has(id)));
+      if (follower && forgotten.size > 0) follower({ op: "forget", eventIds: [...forgotten] });
+      for (const endpointId of emptied) byEndpoint.set(endpointId, byEndpoint.get(endpointId)!.filter((id) => deliveries.has(id)));
       return forgotten;
     },
     retireEndpoint(endpointId, at) {
       const endpoint = endpoints.get(endpointId);
       if (!endpoint) return 0;
       endpoint.status = "disabled";
+      follower?.({ op: "retire", endpointId, at });
       const leaseNow = leaseClock();
       let ended = 0;
       for (const id of byEndpoint.get(endpointId) ?? []) {
@@ -233,141 +427,80 @@ export function createMemoryDeliveryQueue(options: MemoryDeliveryQueueOptions = 
       return ended;
     },
 
-    async claim(request) {
-      const leaseNow = leaseClock();
-      const nowMs = request.now.getTime();
-      const merchantOf = (endpointId: string) => endpoints.get(endpointId)!.merchantId ?? "";
-      const oldestFirst = (a: DeliveryRecord, b: DeliveryRecord) =>
-        a.nextAttemptAt!.getTime() - b.nextAttemptAt!.getTime() || a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-      // Leases: counted per endpoint (every owner's) and per merchant (this owner's); one that ran out makes its delivery idle again.
-      const inFlight = new Map<string, number>();
-      const owned = new Map<string, number>();
-      for (const [endpointId, line] of lines) {
-        for (const id of line.leased) {
-          const d = deliveries.get(id);
-          if (!d || d.status !== "pending" || d.lease === null) line.leased.delete(id);
-          else if (d.lease.expiresAt > leaseNow) {
-            inFlight.set(endpointId, (inFlight.get(endpointId) ?? 0) + 1);
-            if (d.lease.owner === request.owner) owned.set(merchantOf(endpointId), (owned.get(merchantOf(endpointId)) ?? 0) + 1);
-          } else markIdle(d);
-        }
-      }
-      // Each endpoint's oldest due idle deliveries, as many as it has free slots, out of its heap.
-      const taken = new Set<string>();
-      const takeDue = (line: EndpointLine, max: number) => {
-        const out: DeliveryRecord[] = [];
-        while (out.length < max) {
-          const top = line.idle.peek();
-          if (!top || top.at > nowMs) break;
-          line.idle.pop();
-          const d = deliveries.get(top.id);
-          if (!d || d.status !== "pending" || leased(d, leaseNow) || d.nextAttemptAt!.getTime() !== top.at || taken.has(d.id)) continue;
-          taken.add(d.id);
-          out.push(d);
-        }
-        return out;
+    follow(listener) {
+      follower = listener;
+      lines.clear();
+      return () => {
+        if (follower !== listener) return;
+        follower = undefined;
+        // Scheduling here again (the engine back on this thread): every pending delivery is idle.
+        for (const id of pending) markIdle(deliveries.get(id)!);
       };
-      const dueByMerchant = new Map<string, DeliveryRecord[]>();
-      for (const [endpointId, line] of lines) {
-        const endpoint = endpoints.get(endpointId)!;
-        if (endpoint.status !== "enabled") {
-          for (const d of takeDue(line, Infinity)) end(d, "failed", request.now);
-        } else {
-          const endpointLimit = endpoint.failingSince === null ? request.perEndpointLimit : 1;
-          const free = Math.max(0, endpointLimit - (inFlight.get(endpointId) ?? 0));
-          const due = free > 0 ? takeDue(line, free) : [];
-          if (due.length > 0) {
-            const merchant = merchantOf(endpointId);
-            let list = dueByMerchant.get(merchant);
-            if (!list) dueByMerchant.set(merchant, (list = []));
-            list.push(...due);
-          }
+    },
+    applyUpdate(update) {
+      for (const u of update.deliveries) {
+        const d = deliveries.get(u.id);
+        if (!d) continue;
+        d.status = u.status;
+        d.attempts = u.attempts;
+        d.nextAttemptAt = u.nextAttemptAt;
+        d.updatedAt = u.updatedAt;
+        if (u.status === "pending") pending.add(u.id);
+        else pending.delete(u.id);
+      }
+      for (const u of update.endpoints) {
+        const endpoint = endpoints.get(u.id);
+        if (!endpoint) continue;
+        endpoint.status = u.status;
+        endpoint.disabledReason = u.disabledReason;
+        endpoint.failingSince = u.failingSince;
+      }
+    },
+    takeUpdate() {
+      const update: QueueUpdate = { deliveries: [], endpoints: [] };
+      if (!touched) return update;
+      // An ended delivery, once reported, is the API copy's alone: the worker's copy keeps only what it may still send.
+      const emptied = new Set<string>();
+      for (const id of touched.deliveries) {
+        const d = deliveries.get(id);
+        if (!d) continue;
+        update.deliveries.push(copy({ id, status: d.status, attempts: d.attempts, nextAttemptAt: d.nextAttemptAt, updatedAt: d.updatedAt }));
+        if (d.status !== "pending") {
+          deliveries.delete(id);
+          emptied.add(d.endpointId);
         }
-        if (line.idle.size === 0 && line.leased.size === 0) lines.delete(endpointId);
       }
-      // Each merchant's takeable deliveries, oldest due first, within its own share of this owner's slots.
-      const turns: DeliveryRecord[][] = [];
-      const perMerchantLimit = request.perMerchantLimit ?? request.limit;
-      for (const [merchant, list] of dueByMerchant) {
-        const share = Math.max(0, perMerchantLimit - (owned.get(merchant) ?? 0));
-        list.sort(oldestFirst).slice(0, share).forEach((d, turn) => (turns[turn] ??= []).push(d));
+      for (const endpointId of emptied) byEndpoint.set(endpointId, byEndpoint.get(endpointId)!.filter((id) => deliveries.has(id)));
+      for (const id of touched.endpoints) {
+        const e = endpoints.get(id);
+        if (e) update.endpoints.push(copy({ id, status: e.status, disabledReason: e.disabledReason, failingSince: e.failingSince }));
       }
-      // Round-robin over merchants: every merchant's first, then every merchant's second, …
-      const order = turns.flatMap((round) => round.sort(oldestFirst)).slice(0, request.limit);
-      const claimed: ClaimedDelivery[] = [];
-      for (const d of order) {
-        d.lease = { owner: request.owner, token: leaseToken(), expiresAt: leaseNow + request.leaseMs };
-        lineOf(d.endpointId).leased.add(d.id);
-        const endpoint = endpoints.get(d.endpointId)!;
-        claimed.push({
-          deliveryId: d.id,
-          eventId: d.eventId,
-          eventType: d.eventType,
-          body: d.body,
-          attemptsMade: d.attempts.length,
-          createdAt: new Date(d.createdAt),
-          endpoint: { id: endpoint.id, url: endpoint.url, secrets: copy(endpoint.secrets) },
-          lease: { deliveryId: d.id, token: d.lease.token },
-        });
+      touched.deliveries.clear();
+      touched.endpoints.clear();
+      return update;
+    },
+    snapshot: () => ({ endpoints: [...endpoints.values()].map(copy), deliveries: [...pending].map((id) => copy({ ...deliveries.get(id)!, lease: null })) }),
+    load(snapshot) {
+      for (const endpoint of snapshot.endpoints) endpoints.set(endpoint.id, copy(endpoint));
+      for (const record of snapshot.deliveries) {
+        const d = { ...copy(record), lease: null };
+        deliveries.set(d.id, d);
+        if (d.status !== "pending") continue;
+        pending.add(d.id);
+        markIdle(d);
+        let ofEndpoint = byEndpoint.get(d.endpointId);
+        if (!ofEndpoint) byEndpoint.set(d.endpointId, (ofEndpoint = []));
+        ofEndpoint.push(d.id);
       }
-      // Taken out of their heaps but not chosen (the merchant's share or the limit): back in.
-      for (const d of taken) {
-        const delivery = deliveries.get(d)!;
-        if (delivery.status === "pending" && delivery.lease === null) markIdle(delivery);
-      }
-      return claimed;
     },
 
-    async complete({ lease, attempt, next, endpoint: effect }): Promise<CompletionResult> {
-      const pauseOthers = (endpointId: string, until: Date) => {
-        const leaseNow = leaseClock();
-        for (const id of byEndpoint.get(endpointId) ?? []) {
-          const other = deliveries.get(id)!;
-          if (other.id === lease.deliveryId || other.status !== "pending" || leased(other, leaseNow)) continue;
-          if (other.nextAttemptAt!.getTime() < until.getTime()) {
-            other.nextAttemptAt = new Date(until);
-            markIdle(other);
-          }
-        }
-      };
-      const delivery = deliveries.get(lease.deliveryId);
-      if (!delivery || delivery.status !== "pending" || delivery.lease?.token !== lease.token) return { recorded: false };
-      const endpoint = endpoints.get(delivery.endpointId)!;
-      delivery.attempts.push(copy(attempt));
+    claim: async (request) => claimNow(request),
+    complete: async (completion) => completeNow(completion),
 
-      let disabled: DisabledReason | null = null;
-      if (effect.kind === "succeeded") endpoint.failingSince = null;
-      else if (effect.kind === "gone") disabled = "gone";
-      else {
-        endpoint.failingSince ??= new Date(effect.at);
-        if (endpoint.failingSince.getTime() <= effect.disableIfFailingSince.getTime()) disabled = "failing";
-      }
-      if (disabled !== null && endpoint.status === "enabled") {
-        endpoint.status = "disabled";
-        endpoint.disabledReason = disabled;
-      } else disabled = null;
-
-      if (next.status === "pending" && endpoint.status === "enabled") {
-        delivery.nextAttemptAt = new Date(next.nextAttemptAt);
-        delivery.updatedAt = attempt.at;
-        delivery.lease = null;
-        markIdle(delivery);
-      } else end(delivery, next.status === "succeeded" ? "succeeded" : "failed", attempt.at);
-
-      if (effect.kind === "failed" && effect.pauseUntil && endpoint.status === "enabled") pauseOthers(endpoint.id, effect.pauseUntil);
-      let otherDeliveriesFailed = 0;
-      if (disabled !== null) {
-        const leaseNow = leaseClock();
-        for (const id of byEndpoint.get(endpoint.id) ?? []) {
-          const other = deliveries.get(id)!;
-          if (other.status !== "pending" || leased(other, leaseNow)) continue;
-          end(other, "failed", attempt.at);
-          otherDeliveriesFailed += 1;
-        }
-      }
-      return { recorded: true, status: delivery.status, endpointDisabled: disabled, otherDeliveriesFailed };
+    // One turn of this thread, the whole batch: nothing else runs between its steps.
+    async settle({ completions, claim }) {
+      return { results: completions.map(completeNow), claimed: claim ? claimNow(claim) : [] };
     },
-
     async release(leases) {
       for (const { deliveryId, token } of leases) {
         const delivery = deliveries.get(deliveryId);
@@ -389,4 +522,5 @@ export function createMemoryDeliveryQueue(options: MemoryDeliveryQueueOptions = 
       return { pending: pending.size, due, oldestPendingCreatedAt: oldest === null ? null : new Date(oldest) };
     },
   };
+  return queue;
 }

@@ -1,5 +1,6 @@
 import type {
   ClaimedDelivery,
+  ClaimRequest,
   CompletionResult,
   DeliveryCompletion,
   DeliveryQueue,
@@ -7,6 +8,7 @@ import type {
 } from "../delivery-queue.js";
 import type { SecretBox } from "../../lib/secret-box.js";
 import type { Database } from "./database.js";
+import type { StatementStep, StepResult } from "./statement-pipeline.js";
 import { epochMs, parseEpochMs, parseNullableEpochMs, textArrayParam, timestampParam } from "./sql-values.js";
 import { attemptJson, openSecrets } from "./webhook-rows.js";
 
@@ -153,6 +155,24 @@ const claimText = `
   join webhook_endpoints w on w.merchant_id = c.merchant_id and w.id = c.endpoint_id
   order by p.turn, c.next_attempt_at, c.created_at, c.id`;
 
+/**
+ * The claim in one round trip (issue 21 §2): candidatesText locks the
+ * endpoints and leaves their keys in two transaction-local settings, which
+ * the claim, the next statement of the same transaction (so its snapshot
+ * starts after the locks were granted, as the split requires), reads in
+ * place of parameters. set_config(…, true) lasts until the transaction ends
+ * and works through PgBouncer in transaction pooling, as the deadline's does.
+ */
+const lockCandidatesText = `
+  with locked as (${candidatesText})
+  select set_config('payments.claim_merchants', coalesce(array_agg(l.merchant_id order by l.merchant_id, l.id), '{}')::text, true),
+    set_config('payments.claim_endpoints', coalesce(array_agg(l.id order by l.merchant_id, l.id), '{}')::text, true)
+  from locked l`;
+const claimLockedText = claimText
+  .replaceAll("$1::text[]", "current_setting('payments.claim_merchants', true)::text[]")
+  .replaceAll("$2::text[]", "current_setting('payments.claim_endpoints', true)::text[]")
+  .replace(/\$(\d)/g, (_, n: string) => `$${Number(n) - 2}`);
+
 /** Completion, first round trip: the endpoint, then the delivery if the lease is still ours (locked in that order everywhere). */
 const lockEndpointText = `
   select w.status, w.deleted_at is not null, ${epochMs("w.failing_since")} from webhook_endpoints w
@@ -188,6 +208,29 @@ const quietSuccessText = `
     returning 1
   )
   select coalesce((select quiet from e), false), (select count(*) from done)`;
+/**
+ * settle()'s successes, a batch in one statement: quietSuccessText for each
+ * (delivery id, lease token, attempt, time), in the order given. Per row: its
+ * place, whether its endpoint is quiet (not failing; true for a delivery not
+ * found, which is not ours), and whether it was written. A row whose endpoint
+ * is failing is left for the locked completion.
+ */
+const quietSuccessesText = `
+  with c as (
+    select * from unnest($1::text[], $2::text[], $3::text[], $4::text[]) with ordinality as c (id, token, attempt, at, n)
+  ), q as (
+    select c.n, w.failing_since is null as quiet from c
+    join webhook_deliveries d on d.id = c.id
+    join webhook_endpoints w on w.merchant_id = d.merchant_id and w.id = d.endpoint_id
+  ), done as (
+    update webhook_deliveries d set attempts = d.attempts || c.attempt::jsonb, status = 'succeeded', next_attempt_at = null,
+      updated_at = c.at::timestamptz, lease_owner = null, lease_token = null, lease_expires_at = null
+    from c join q on q.n = c.n
+    where d.id = c.id and d.lease_token = c.token and d.status = 'pending' and q.quiet
+    returning c.n
+  )
+  select c.n, coalesce(q.quiet, true), exists (select 1 from done where done.n = c.n)
+  from c left join q on q.n = c.n order by c.n`;
 /** The failing state alone, for an endpoint already disabled. */
 const keepStatusText = `update webhook_endpoints set failing_since = $3 where merchant_id = $1 and id = $2`;
 const updateDeliveryText = `
@@ -214,7 +257,7 @@ const statsText = `
   from webhook_deliveries where status = 'pending'`;
 
 /** The claim's statements, for the plan test (test/postgres/explain-webhooks.test.ts). */
-export const claimStatements = { endStrandedText, candidatesText, claimText } as const;
+export const claimStatements = { endStrandedText, candidatesText, claimText, lockCandidatesText, claimLockedText } as const;
 
 export interface PostgresDeliveryQueueOptions {
   /** Opens the endpoints' sealed signing secrets for the deliveries claimed. */
@@ -233,45 +276,97 @@ export interface PostgresDeliveryQueueOptions {
 export function createPostgresDeliveryQueue(db: Database, options: PostgresDeliveryQueueOptions): DeliveryQueue {
   const box = options.secretBox;
 
-  return {
+  /**
+   * A claim in one round trip (lockCandidatesText, claimLockedText), led by
+   * before's steps in the same transaction; their results too.
+   */
+  async function claimAfter(request: ClaimRequest, before: readonly StatementStep[]): Promise<{ before: StepResult[]; claimed: ClaimedDelivery[] }> {
+    const now = timestampParam(request.now);
+    const results = await db.transaction((tx) =>
+      tx.commit([
+        ...before,
+        { text: endStrandedText, values: [now] },
+        { text: lockCandidatesText, values: [now, String(request.perEndpointLimit), String(request.limit)] },
+        {
+          text: claimLockedText,
+          values: [
+            now,
+            String(request.perEndpointLimit),
+            String(request.limit),
+            request.owner,
+            String(request.leaseMs),
+            String(request.perMerchantLimit ?? request.limit),
+          ],
+        },
+      ]),
+    );
+    const first = results.slice(0, before.length);
+    const rows = results[before.length + 2]!.rows;
+    const claimed = rows.map((row) => ({
+      deliveryId: row[0]!,
+      eventId: row[1]!,
+      eventType: row[2]!,
+      body: row[3]!,
+      attemptsMade: Number(row[4]),
+      createdAt: parseEpochMs(row[5]!),
+      endpoint: { id: row[6]!, url: row[7]!, secrets: openSecrets(box, row[6]!, row[8]!) },
+      lease: { deliveryId: row[0]!, token: row[9]! },
+    }));
+    return { before: first, claimed };
+  }
+
+  const queue: DeliveryQueue = {
     async claim(request): Promise<ClaimedDelivery[]> {
-      const now = timestampParam(request.now);
-      const rows = await db.transaction(async (tx) => {
-        const [, candidates] = await tx.run([
-          { text: endStrandedText, values: [now] },
-          { text: candidatesText, values: [now, String(request.perEndpointLimit), String(request.limit)] },
-        ]);
-        if (candidates!.rows.length === 0) {
-          await tx.commit([]);
-          return [];
-        }
-        const [claimed] = await tx.commit([
-          {
-            text: claimText,
-            values: [
-              textArrayParam(candidates!.rows.map((row) => row[0]!)),
-              textArrayParam(candidates!.rows.map((row) => row[1]!)),
-              now,
-              String(request.perEndpointLimit),
-              String(request.limit),
-              request.owner,
-              String(request.leaseMs),
-              String(request.perMerchantLimit ?? request.limit),
-            ],
-          },
-        ]);
-        return claimed!.rows;
+      return (await claimAfter(request, [])).claimed;
+    },
+
+    /**
+     * A turn of the engine in as few round trips as it allows. When every
+     * answer is a success, they go as one statement in the claim
+     * transaction's first round trip, ahead of the claim, which therefore
+     * counts the leases they released (with the claim in a transaction of its
+     * own it raced them and found the endpoint still full). A batch with a
+     * failure, a retry or a 410 (rare while endpoints answer) completes each
+     * on its own, in order, as complete() does, then claims.
+     */
+    async settle({ completions, claim }) {
+      const results: CompletionResult[] = new Array(completions.length);
+      if (!completions.every((c) => c.endpoint.kind === "succeeded" && c.next.status === "succeeded")) {
+        for (let i = 0; i < completions.length; i++) results[i] = await queue.complete(completions[i]!);
+        return { results, claimed: claim ? await queue.claim(claim) : [] };
+      }
+      const quiet = completions.map((_, i) => i);
+      const batch = completions;
+      const quietStep: StatementStep[] =
+        batch.length === 0
+          ? []
+          : [
+              {
+                text: quietSuccessesText,
+                values: [
+                  textArrayParam(batch.map((c) => c.lease.deliveryId)),
+                  textArrayParam(batch.map((c) => c.lease.token)),
+                  textArrayParam(batch.map((c) => attemptJson(c.attempt))),
+                  textArrayParam(batch.map((c) => timestampParam(c.attempt.at))),
+                ],
+              },
+            ];
+      let claimed: ClaimedDelivery[] = [];
+      let quietRows: (string | null)[][] = [];
+      if (claim) {
+        const answer = await claimAfter(claim, quietStep);
+        claimed = answer.claimed;
+        quietRows = answer.before[0]?.rows ?? [];
+      } else if (quietStep.length > 0) quietRows = (await db.run(true, quietStep))[0]!.rows;
+      const failing: number[] = [];
+      quietRows.forEach((row, j) => {
+        const i = quiet[j]!;
+        if (row[1] !== "t") failing.push(i);
+        else results[i] = row[2] === "t" ? { recorded: true, status: "succeeded", endpointDisabled: null, otherDeliveriesFailed: 0 } : { recorded: false };
       });
-      return rows.map((row) => ({
-        deliveryId: row[0]!,
-        eventId: row[1]!,
-        eventType: row[2]!,
-        body: row[3]!,
-        attemptsMade: Number(row[4]),
-        createdAt: parseEpochMs(row[5]!),
-        endpoint: { id: row[6]!, url: row[7]!, secrets: openSecrets(box, row[6]!, row[8]!) },
-        lease: { deliveryId: row[0]!, token: row[9]! },
-      }));
+      // A success on a failing endpoint clears its failing state: the locked completion.
+      for (const i of failing) results[i] = await queue.complete(completions[i]!);
+      return { results, claimed };
     },
 
     async complete({ lease, attempt, next, endpoint: effect }: DeliveryCompletion): Promise<CompletionResult> {
@@ -351,4 +446,5 @@ export function createPostgresDeliveryQueue(db: Database, options: PostgresDeliv
       return { pending: Number(row[0]), due: Number(row[1]), oldestPendingCreatedAt: parseNullableEpochMs(row[2] ?? null) };
     },
   };
+  return queue;
 }

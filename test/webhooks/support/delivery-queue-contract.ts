@@ -258,6 +258,57 @@ export function describeDeliveryQueueContract(name: string, makeHarness: () => P
       assert.equal((await h.delivery(notDue))!.status, "pending", "until it is due");
     });
 
+    it("settles a batch: each completion as complete() would, in order and fenced by its own lease, then a claim that takes the slots they freed", async () => {
+      const ids = [];
+      for (let i = 0; i < 6; i++) ids.push(await enqueue(endpointA, at(i)));
+      const first = await claim("i1", at(100), 10, 4);
+      assert.deepEqual(first.map((c) => c.deliveryId), ids.slice(0, 4));
+      assert.deepEqual(await claim("other", at(100), 10, 4), [], "the endpoint is full, whoever claims");
+      const ok = (ms: number) => ({ attempt: attempt(ms, 200), next: { status: "succeeded" as const }, endpoint: { kind: "succeeded" as const } });
+      const settled = await h.queue.settle({
+        completions: [
+          { lease: first[0]!.lease, ...ok(150) },
+          { lease: first[1]!.lease, ...ok(151) },
+          { lease: first[0]!.lease, ...ok(152) },
+          { lease: { deliveryId: first[2]!.deliveryId, token: "not-the-token" }, ...ok(153) },
+        ],
+        claim: { now: at(200), owner: "i1", leaseMs: 60_000, limit: 10, perEndpointLimit: 4 },
+      });
+      const recorded = { recorded: true, status: "succeeded", endpointDisabled: null, otherDeliveriesFailed: 0 };
+      assert.deepEqual(settled.results, [recorded, recorded, { recorded: false }, { recorded: false }]);
+      assert.deepEqual(settled.claimed.map((c) => c.deliveryId), ids.slice(4, 6), "the two slots the successes freed, in the same call");
+      assert.deepEqual((await h.delivery(ids[0]!))!.attempts, [attempt(150, 200)], "once, though completed twice");
+      assert.deepEqual((await h.delivery(ids[2]!))!.attempts, [], "a wrong token writes nothing");
+      assert.equal((await h.delivery(ids[2]!))!.status, "pending");
+    });
+
+    it("settles failures and successes of a failing endpoint as complete() does, and claims nothing without a claim", async () => {
+      const ids = [await enqueue(endpointA, at(0)), await enqueue(endpointA, at(1)), await enqueue(endpointB, at(2))];
+      const claimed = await claim("i1", at(100), 10, 4);
+      assert.equal(claimed.length, 3);
+      const [a0, a1, b0] = ids.map((id) => claimed.find((c) => c.deliveryId === id)!);
+      // A starts failing, and its success after the failure, in the same batch, clears that again; B answers 410.
+      const settled = await h.queue.settle({
+        completions: [
+          { lease: a0!.lease, attempt: attempt(110), next: { status: "pending", nextAttemptAt: at(5000) }, endpoint: failed(110) },
+          { lease: a1!.lease, attempt: attempt(111, 200), next: { status: "succeeded" }, endpoint: { kind: "succeeded" } },
+          { lease: b0!.lease, attempt: attempt(112, 410), next: { status: "failed" }, endpoint: { kind: "gone" } },
+        ],
+      });
+      assert.deepEqual(settled, {
+        results: [
+          { recorded: true, status: "pending", endpointDisabled: null, otherDeliveriesFailed: 0 },
+          { recorded: true, status: "succeeded", endpointDisabled: null, otherDeliveriesFailed: 0 },
+          { recorded: true, status: "failed", endpointDisabled: "gone", otherDeliveriesFailed: 0 },
+        ],
+        claimed: [],
+      });
+      assert.equal((await h.endpoint(endpointA))!.failingSince, null, "the success after the failure cleared it");
+      assert.equal((await h.endpoint(endpointB))!.status, "disabled");
+      assert.deepEqual((await h.delivery(ids[0]!))!.nextAttemptAt, at(5000));
+      assert.deepEqual(await h.queue.settle({ completions: [] }), { results: [], claimed: [] });
+    });
+
     it("gives leases back on release, without an attempt; a stale lease is ignored", async () => {
       const id = await enqueue(endpointA, at(0));
       const [c] = await claim("i1", at(0));

@@ -97,7 +97,7 @@ export async function measurePhase(subject: Subject, runId: string, seconds: num
 }
 
 /** byThreadName adds up each thread's ticks between two readings by its name, as µs per request; a thread that started meanwhile counts from 0. */
-function byThreadName(
+export function byThreadName(
   before: ReadonlyMap<number, { name: string; ticks: number }>,
   after: ReadonlyMap<number, { name: string; ticks: number }>,
   perRequest: (ticks: number) => number,

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { summarizeCpuProfile } from "../support/cpu-profile.js";
 import { backendTicksSpent } from "../support/database-cpu.js";
 import { unexpectedOutcomes, type LoadResult } from "../support/load-result.js";
+import { byThreadName } from "../support/measure.js";
 import { cpuTicks, parseCpuTicks } from "../support/proc-stat.js";
 import { median, spread } from "../support/stats.js";
 import { localPorts, parseTcpTable } from "../support/tcp-ports.js";
@@ -146,5 +147,27 @@ describe("summarizeCpuProfile", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("byThreadName", () => {
+  it("adds up each thread's ticks by name as µs per request, counts a thread that started from zero, and leaves out idle ones", () => {
+    const before = new Map([
+      [1, { name: "MainThread", ticks: 100 }],
+      [2, { name: "V8Worker", ticks: 10 }],
+      [3, { name: "V8Worker", ticks: 20 }],
+      [4, { name: "libuv-worker", ticks: 5 }],
+    ]);
+    const after = new Map([
+      [1, { name: "MainThread", ticks: 160 }],
+      [2, { name: "V8Worker", ticks: 14 }],
+      [3, { name: "V8Worker", ticks: 26 }],
+      [4, { name: "libuv-worker", ticks: 5 }],
+      [5, { name: "webhook-deliver", ticks: 2 }],
+    ]);
+    // 100 ticks a second over 1,000 requests: a tick is 10 µs per request.
+    const perRequest = (ticks: number) => (ticks / 100 / 1000) * 1e6;
+    assert.deepEqual(byThreadName(before, after, perRequest), { MainThread: 600, V8Worker: 100, "webhook-deliver": 20 });
+    assert.deepEqual(Object.keys(byThreadName(before, after, perRequest)), ["MainThread", "V8Worker", "webhook-deliver"]);
   });
 });

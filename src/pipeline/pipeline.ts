@@ -92,7 +92,7 @@ interface Caller {
 }
 
 /** A procedure that needs no key runs for no merchant. */
-const noCaller: Caller = { merchantId: "", livemode: false, key: { keyId: "", scopes: [], allowedCidrs: [] } };
+const noCaller: Caller = { merchantId: "", livemode: false, key: { keyId: "", scopes: [], allowedCidrs: [], expiresAt: null } };
 
 /** createPipeline builds the pipeline over the key verifier (which carries the rate limit). */
 export function createPipeline(options: PipelineOptions): Pipeline {
@@ -152,8 +152,8 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     }
     if (procedure.scope && !holdsScope(principal.scopes, procedure.scope)) throw missingScope(procedure.scope);
     options.onKeyUsed?.(principal.merchantId, principal.keyId);
-    const { keyId, scopes, allowedCidrs } = principal;
-    return { merchantId: principal.merchantId, livemode: principal.livemode, key: { keyId, scopes, allowedCidrs } };
+    const { keyId, scopes, allowedCidrs, expiresAt } = principal;
+    return { merchantId: principal.merchantId, livemode: principal.livemode, key: { keyId, scopes, allowedCidrs, expiresAt } };
   }
 
   /**

@@ -2,7 +2,7 @@ import type { Message } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { keyRecheckIntervalMs, type ApiKeyVerifier } from "../auth/api-key-verifier.js";
 import { authenticate, bearerKeyOf } from "../auth/authenticate.js";
-import { createClientNetworks } from "../auth/client-networks.js";
+import { createClientNetworksCache } from "../auth/client-networks.js";
 import { hashApiKey } from "../auth/hash-api-key.js";
 import { holdsScope, missingScope } from "../auth/scopes.js";
 import { createConcurrencyGate } from "../limits/concurrency-gate.js";
@@ -92,7 +92,7 @@ interface Caller {
 }
 
 /** A procedure that needs no key runs for no merchant. */
-const noCaller: Caller = { merchantId: "", livemode: false, key: { keyId: "", scopes: [], allowedCidrs: [] } };
+const noCaller: Caller = { merchantId: "", livemode: false, key: { keyId: "", scopes: [], allowedCidrs: [], expiresAt: null } };
 
 /** createPipeline builds the pipeline over the key verifier (which carries the rate limit). */
 export function createPipeline(options: PipelineOptions): Pipeline {
@@ -100,6 +100,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
 
   const { verifier, keyLimit, failedAuth } = options;
   const blockedLookups = createConcurrencyGate(blockedLookupConcurrency);
+  const networksOf = createClientNetworksCache();
 
   /**
    * principalOf authenticates the call and charges it to its key's rate
@@ -147,13 +148,13 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       }
     }
     // The key's own limits (issue 23, §2), after the rate limit so a refused call still costs its bucket.
-    if (!createClientNetworks(principal.allowedCidrs).allows(context.clientAddress)) {
+    if (!networksOf(principal.allowedCidrs).allows(context.clientAddress)) {
       throw new ConnectError("this API key is not accepted from this client's address (see its allowedCidrs)", Code.PermissionDenied);
     }
     if (procedure.scope && !holdsScope(principal.scopes, procedure.scope)) throw missingScope(procedure.scope);
     options.onKeyUsed?.(principal.merchantId, principal.keyId);
-    const { keyId, scopes, allowedCidrs } = principal;
-    return { merchantId: principal.merchantId, livemode: principal.livemode, key: { keyId, scopes, allowedCidrs } };
+    const { keyId, scopes, allowedCidrs, expiresAt } = principal;
+    return { merchantId: principal.merchantId, livemode: principal.livemode, key: { keyId, scopes, allowedCidrs, expiresAt } };
   }
 
   /**

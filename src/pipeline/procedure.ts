@@ -4,7 +4,7 @@ import type { Principal } from "../domain/principal.js";
 import type { RequestContext } from "../http/request-context.js";
 
 /** CallerKey is the key a call was made with: what the key API needs to refuse an escalation. */
-export type CallerKey = Pick<Principal, "keyId" | "scopes" | "allowedCidrs">;
+export type CallerKey = Pick<Principal, "keyId" | "scopes" | "allowedCidrs" | "expiresAt">;
 
 /** ProcedureCall is what a procedure learns about its caller. */
 export interface ProcedureCall {

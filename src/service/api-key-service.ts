@@ -55,9 +55,18 @@ const managedModes = (livemode: boolean): ApiKeyMode[] => (livemode ? ["test", "
 /**
  * refuseEscalation is the 403 when a key would make (or roll into) a key
  * that may do more than itself: every scope of the new key must be one the
- * caller holds, and only a key with every scope makes a key with every scope.
+ * caller holds, only a key with every scope makes a key with every scope,
+ * and a key that expires makes no key that outlives it. (Networks need no
+ * such rule: a key is refused outside its own networks before it can make
+ * anything.)
  */
-function refuseEscalation(caller: CallerKey, wanted: readonly string[]): void {
+function refuseEscalation(caller: CallerKey, wanted: readonly string[], expiresAt: Date | null): void {
+  if (caller.expiresAt && (expiresAt === null || expiresAt.getTime() > caller.expiresAt.getTime())) {
+    throw new ConnectError(
+      `this API key expires at ${caller.expiresAt.toISOString()}: it cannot make a key that outlives it (give an expiresAt no later)`,
+      Code.PermissionDenied,
+    );
+  }
   if (caller.scopes.length === 0) return;
   if (wanted.length === 0) {
     throw new ConnectError("this API key cannot make a key with every scope: it holds only " + caller.scopes.join(", "), Code.PermissionDenied);
@@ -94,7 +103,7 @@ export function createApiKeyService(options: ApiKeyServiceOptions): ApiKeyServic
       });
       const expiresAt = request.expiresAt ? timestampDate(request.expiresAt) : null;
       if (expiresAt && expiresAt.getTime() <= clock.now().getTime()) throw invalid("expiresAt must be in the future");
-      refuseEscalation(caller.key, request.scopes);
+      refuseEscalation(caller.key, request.scopes, expiresAt);
       const secret = makeKey(mode);
       const record = await keys.createKey({
         merchantId: caller.merchantId,
@@ -118,7 +127,7 @@ export function createApiKeyService(options: ApiKeyServiceOptions): ApiKeyServic
       if (!isKeyActive(old, clock.now())) {
         throw new ConnectError(`API key ${old.id} has expired: it cannot be rolled; make a new key`, Code.FailedPrecondition);
       }
-      refuseEscalation(caller.key, old.scopes);
+      refuseEscalation(caller.key, old.scopes, old.expiresAt);
       const secret = makeKey(old.mode);
       const endsAt = new Date(clock.now().getTime() + (request.graceSeconds ?? 0) * 1000);
       const rolled = await keys.rollKey(caller.merchantId, old.id, secret, endsAt);

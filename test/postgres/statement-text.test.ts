@@ -18,6 +18,10 @@ const values = {
   merchantName: `Distinct Name ${tag}`,
   apiKey: `sk_test_Distinct${tag}KeyValue0123456789`,
   unknownKey: `sk_test_Unknown${tag}KeyValue0123456789`,
+  madeKey: `sk_test_Made${tag}KeyValue01234567890123`,
+  rolledKey: `sk_test_Rolled${tag}KeyValue012345678901`,
+  keyName: `Key "${tag}" o'name; drop --`,
+  cidr: `198.51.${parseInt(tag.slice(0, 2), 16)}.0/24`,
   accountId: `sa_odd'"\\;--é€😀_${tag}`,
   accountName: `Zyx O'Account "${tag}"`,
   accountNumber: "9876501234",
@@ -69,10 +73,27 @@ describe("no client value in any SQL text", { skip }, () => {
     const { intents, accounts, apiKeys, merchants, health } = stores;
     await apiKeys.ensureMerchant(values.merchantId, values.merchantName);
     const key = await apiKeys.addKey(values.merchantId, values.apiKey);
-    assert.deepEqual(await apiKeys.verify(values.apiKey), { merchantId: values.merchantId, merchantName: values.merchantName, livemode: false });
+    const principal = await apiKeys.verify(values.apiKey);
+    assert.deepEqual(principal && [principal.merchantId, principal.merchantName, principal.livemode], [values.merchantId, values.merchantName, false]);
     assert.equal(await apiKeys.verify(values.unknownKey), undefined);
     assert.equal((await apiKeys.listKeys()).length, 1);
     assert.equal(await apiKeys.countActiveKeys(), 1);
+    // The key API's methods.
+    const made = await apiKeys.createKey({
+      merchantId: values.merchantId,
+      key: values.madeKey,
+      mode: "test",
+      name: values.keyName,
+      scopes: ["payment_intents:read"],
+      allowedCidrs: [values.cidr],
+      expiresAt: new Date(clock.now().getTime() + 86_400_000),
+    });
+    assert.deepEqual((await apiKeys.listMerchantKeys(values.merchantId, ["test"])).map((k) => k.name), ["", values.keyName]);
+    assert.equal((await apiKeys.findKey(values.merchantId, made.id))?.allowedCidrs[0], values.cidr);
+    await apiKeys.markUsed(values.merchantId, made.id, clock.now());
+    const rolled = await apiKeys.rollKey(values.merchantId, made.id, values.rolledKey, new Date(clock.now().getTime() + 60_000));
+    assert.equal(rolled?.created.name, values.keyName);
+    assert.ok(await apiKeys.revokeMerchantKey(values.merchantId, rolled.created.id));
     assert.equal(await merchants.nameOf(values.merchantId), values.merchantName);
     await health.probe();
     assert.equal(health.state().reachable, true);

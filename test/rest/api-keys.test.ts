@@ -153,6 +153,15 @@ describe("REST API keys (issue 23, §2)", () => {
     assert.equal(await readStatus(made.secret!), 200);
     clock.advance(3_600_000);
     expectError(await client.request("GET", "/v2/payment-intents", as(made.secret!)), 401, /^API key is not valid$/);
+    // A key that expires cannot make (or roll into) a key that outlives it.
+    const brief = expectJson<ApiKeyJson>(
+      await create({ name: "brief", scopes: ["api_keys:write"], expiresAt: new Date(clock.now().getTime() + 60_000).toISOString() }),
+      201,
+    );
+    const forever = expectJson<ApiKeyJson>(await create({ name: "forever", scopes: ["api_keys:read"] }), 201);
+    expectError(await create({ name: "longer", scopes: ["api_keys:read"] }, brief.secret!), 403, /^this API key expires at .*: it cannot make a key that outlives it/);
+    expectError(await roll(forever.id, {}, brief.secret!), 403, /it cannot make a key that outlives it/);
+    expectJson(await create({ name: "shorter", scopes: ["api_keys:read"], expiresAt: new Date(clock.now().getTime() + 30_000).toISOString() }, brief.secret!), 201);
     // Still listed, its expiresAt in the past, so the merchant sees why.
     assert.equal((await listKeys()).find((k) => k.id === made.id)?.expiresAt, made.expiresAt);
   });

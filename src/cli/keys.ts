@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { newApiKey } from "../auth/api-key-format.js";
+import { isKeyActive } from "../domain/api-key.js";
 import { createSystemClock } from "../lib/clock.js";
 import { createIdGenerator } from "../lib/ids.js";
 import { openPostgresStores } from "../store/postgres/open-postgres-stores.js";
@@ -8,7 +9,7 @@ import { readDatabaseConfigOrExit } from "./read-database-config.js";
 const usage = `usage:
   npm run keys -- create --merchant <id> [--name <display name>] [--mode live|test]
                                                                    prints a new key once (default mode: live)
-  npm run keys -- list                                             ids, merchants, prefixes, state
+  npm run keys -- list                                             id, merchant, mode, prefix, created, state, name
   npm run keys -- revoke <key id>`;
 
 const { positionals, values } = parseArgs({
@@ -45,9 +46,17 @@ try {
       process.stderr.write("Store the key now: it cannot be shown again.\n");
     }
   } else if (command === "list") {
+    const now = clock.now();
     for (const key of await stores.apiKeys.listKeys()) {
-      const state = key.revokedAt ? `revoked ${key.revokedAt.toISOString()}` : "active";
-      process.stdout.write(`${key.id}\t${key.merchantId}\t${key.keyPrefix}…\t${key.createdAt.toISOString()}\t${state}\n`);
+      const state = key.revokedAt
+        ? `revoked ${key.revokedAt.toISOString()}`
+        : isKeyActive(key, now)
+          ? key.expiresAt
+            ? `active until ${key.expiresAt.toISOString()}`
+            : "active"
+          : `expired ${key.expiresAt!.toISOString()}`;
+      // The name last, quoted: it is the merchant's free text (a tab or newline in it cannot break the columns).
+      process.stdout.write(`${key.id}\t${key.merchantId}\t${key.mode}\t${key.keyPrefix}…\t${key.createdAt.toISOString()}\t${state}\t${JSON.stringify(key.name)}\n`);
     }
   } else {
     const id = rest[0] ?? "";

@@ -85,7 +85,8 @@ describe("command-line tools", { skip: unavailable }, () => {
 
     const listed = await cli("keys.ts", ["list"], { DATABASE_URL: db.url });
     assert.equal(listed.code, 0, listed.stderr);
-    assert.match(listed.stdout, new RegExp(`^${keyId}\\tacme\\t${key.slice(0, 12)}…\\t\\S+\\tactive\\n$`));
+    // id, merchant, mode, prefix, created, state, name (quoted; a CLI key has none).
+    assert.match(listed.stdout, new RegExp(`^${keyId}\\tacme\\tlive\\t${key.slice(0, 12)}…\\t\\S+\\tactive\\t""\\n$`));
 
     const revoked = await cli("keys.ts", ["revoke", keyId], { DATABASE_URL: db.url });
     assert.equal(revoked.code, 0, revoked.stderr);
@@ -101,7 +102,7 @@ describe("command-line tools", { skip: unavailable }, () => {
       await fresh.close();
     }
     const relisted = await cli("keys.ts", ["list"], { DATABASE_URL: db.url });
-    assert.match(relisted.stdout, /\trevoked \S+\n$/);
+    assert.match(relisted.stdout, /\trevoked \S+\t""\n$/);
   });
 
   it("keys create --mode test makes a test key, its mode read from the prefix", async () => {

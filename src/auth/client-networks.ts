@@ -71,3 +71,27 @@ export function createClientNetworksCache(maxEntries = 10_000): (cidrs: readonly
     return networks;
   };
 }
+
+/**
+ * networksWithin says whether every network of `inner` lies inside one of
+ * `outer`'s (the same family, a prefix at least as long, its address inside):
+ * what a key restricted to networks may give a key it makes. No networks
+ * means anywhere, so an empty `inner` is within only an empty `outer`.
+ */
+export function networksWithin(inner: readonly string[], outer: readonly string[]): boolean {
+  if (outer.length === 0) return true;
+  if (inner.length === 0) return false;
+  const outerParsed = outer.map(parseCidr).filter((n) => n !== undefined);
+  return inner.every((cidr) => {
+    const network = parseCidr(cidr);
+    return (
+      network !== undefined &&
+      outerParsed.some((wide) => {
+        if (wide.type !== network.type || wide.prefix > network.prefix) return false;
+        const list = new BlockList();
+        list.addSubnet(wide.address, wide.prefix, wide.type);
+        return list.check(network.address, network.type);
+      })
+    );
+  });
+}

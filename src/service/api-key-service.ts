@@ -9,7 +9,7 @@ import type {
   RollApiKeyRequest,
 } from "../../gen/payments/v2/api_keys_pb.js";
 import { newApiKey, type ApiKeyMode } from "../auth/api-key-format.js";
-import { parseCidr } from "../auth/client-networks.js";
+import { networksWithin, parseCidr } from "../auth/client-networks.js";
 import { holdsScope } from "../auth/scopes.js";
 import { isKeyActive, type ApiKeyRecord } from "../domain/api-key.js";
 import type { Clock } from "../lib/clock.js";
@@ -55,12 +55,18 @@ const managedModes = (livemode: boolean): ApiKeyMode[] => (livemode ? ["test", "
 /**
  * refuseEscalation is the 403 when a key would make (or roll into) a key
  * that may do more than itself: every scope of the new key must be one the
- * caller holds, only a key with every scope makes a key with every scope,
- * and a key that expires makes no key that outlives it. (Networks need no
- * such rule: a key is refused outside its own networks before it can make
- * anything.)
+ * caller holds, only a key with every scope makes a key with every scope, a
+ * key that expires makes no key that outlives it, and a key held to
+ * networks makes only keys held inside them (else a machine inside the
+ * office network could mint a key that works from anywhere and carry it out).
  */
-function refuseEscalation(caller: CallerKey, wanted: readonly string[], expiresAt: Date | null): void {
+function refuseEscalation(caller: CallerKey, wanted: readonly string[], expiresAt: Date | null, networks: readonly string[]): void {
+  if (!networksWithin(networks, caller.allowedCidrs)) {
+    throw new ConnectError(
+      `this API key is held to ${caller.allowedCidrs.join(", ")}: it can only make keys held to networks inside those (give allowedCidrs within them)`,
+      Code.PermissionDenied,
+    );
+  }
   if (caller.expiresAt && (expiresAt === null || expiresAt.getTime() > caller.expiresAt.getTime())) {
     throw new ConnectError(
       `this API key expires at ${caller.expiresAt.toISOString()}: it cannot make a key that outlives it (give an expiresAt no later)`,
@@ -103,7 +109,7 @@ export function createApiKeyService(options: ApiKeyServiceOptions): ApiKeyServic
       });
       const expiresAt = request.expiresAt ? timestampDate(request.expiresAt) : null;
       if (expiresAt && expiresAt.getTime() <= clock.now().getTime()) throw invalid("expiresAt must be in the future");
-      refuseEscalation(caller.key, request.scopes, expiresAt);
+      refuseEscalation(caller.key, request.scopes, expiresAt, request.allowedCidrs);
       const secret = makeKey(mode);
       const record = await keys.createKey({
         merchantId: caller.merchantId,
@@ -127,7 +133,7 @@ export function createApiKeyService(options: ApiKeyServiceOptions): ApiKeyServic
       if (!isKeyActive(old, clock.now())) {
         throw new ConnectError(`API key ${old.id} has expired: it cannot be rolled; make a new key`, Code.FailedPrecondition);
       }
-      refuseEscalation(caller.key, old.scopes, old.expiresAt);
+      refuseEscalation(caller.key, old.scopes, old.expiresAt, old.allowedCidrs);
       const secret = makeKey(old.mode);
       const endsAt = new Date(clock.now().getTime() + (request.graceSeconds ?? 0) * 1000);
       const rolled = await keys.rollKey(caller.merchantId, old.id, secret, endsAt);

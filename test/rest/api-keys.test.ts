@@ -100,8 +100,21 @@ describe("REST API keys (issue 23, §2)", () => {
   it("refuses a key from outside its allowedCidrs with 403 (the client here is 127.0.0.1)", async () => {
     const elsewhere = expectJson<ApiKeyJson>(await create({ name: "office", allowedCidrs: ["203.0.113.0/24", "2001:db8::/32"] }), 201).secret!;
     expectError(await client.request("GET", "/v2/payment-intents", as(elsewhere)), 403, /^this API key is not accepted from this client's address/);
-    const here = expectJson<ApiKeyJson>(await create({ name: "loopback", allowedCidrs: ["127.0.0.1/32"] }), 201).secret!;
+    const here = expectJson<ApiKeyJson>(await create({ name: "loopback", allowedCidrs: ["127.0.0.0/8"], scopes: ["api_keys:write", "payment_intents:read"] }), 201).secret!;
     assert.equal(await readStatus(here), 200);
+    // No escalation by networks: inside 127.0.0.0/8 it makes keys held inside it, never one for anywhere or wider.
+    for (const allowedCidrs of [[], ["0.0.0.0/0"], ["127.0.0.0/7"], ["127.0.0.0/8", "10.0.0.0/8"]]) {
+      expectError(
+        await create({ name: "wider", scopes: ["api_keys:read"], allowedCidrs }, here),
+        403,
+        /^this API key is held to 127\.0\.0\.0\/8: it can only make keys held to networks inside those/,
+      );
+    }
+    const inside = expectJson<ApiKeyJson>(await create({ name: "narrower", scopes: ["api_keys:read"], allowedCidrs: ["127.0.0.1/32"] }, here), 201);
+    assert.deepEqual(inside.allowedCidrs, ["127.0.0.1/32"]);
+    // Nor roll a key for anywhere into a new secret it would hold.
+    const anywhere = expectJson<ApiKeyJson>(await create({ name: "anywhere", scopes: ["api_keys:read"] }), 201);
+    expectError(await roll(anywhere.id, {}, here), 403, /it can only make keys held to networks inside those/);
   });
 
   it("rolls a key: 201 with a new secret and the same settings; the old one works until its grace ends", async () => {

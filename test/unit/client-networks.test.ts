@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createClientNetworks, createClientNetworksCache, parseCidr } from "../../src/auth/client-networks.js";
+import { createClientNetworks, createClientNetworksCache, networksWithin, parseCidr } from "../../src/auth/client-networks.js";
 import { holdsScope } from "../../src/auth/scopes.js";
 
 describe("parseCidr", () => {
@@ -36,6 +36,29 @@ describe("createClientNetworks", () => {
     const of = createClientNetworksCache(2);
     assert.equal(of(["10.0.0.0/8"]), of(["10.0.0.0/8"]));
     assert.equal(of(["10.0.0.0/8"]).allows("10.1.2.3"), true);
+  });
+});
+
+describe("networksWithin (what a key held to networks may give a key it makes)", () => {
+  const office = ["203.0.113.0/24", "2001:db8::/32"];
+  for (const [inner, within] of [
+    [["203.0.113.0/24"], true],
+    [["203.0.113.128/25", "2001:db8:1::/48"], true],
+    [["203.0.113.7"], true],
+    [["203.0.113.7/32", "2001:db8::1"], true],
+    [["203.0.112.0/23"], false],
+    [["203.0.114.0/24"], false],
+    [["0.0.0.0/0"], false],
+    [["2001:db9::/32"], false],
+    [["::ffff:203.0.113.7/128"], false],
+    [[], false],
+  ] as const) {
+    it(`${within ? "takes" : "refuses"} ${inner.length ? inner.join(", ") : "anywhere"} inside ${office.join(", ")}`, () =>
+      assert.equal(networksWithin(inner, office), within));
+  }
+  it("lets a key for anywhere give any networks, or none", () => {
+    assert.equal(networksWithin([], []), true);
+    assert.equal(networksWithin(["10.0.0.0/8"], []), true);
   });
 });
 

@@ -70,6 +70,25 @@ describe("targetsOf", () => {
     assert.match(pg.figure, /^0\.60× .* with PostgreSQL's backends 0\.63×\)$/);
   });
 
+  it("judges the PostgreSQL list page on its database CPU against the plain-pg page, with the rates and Node's CPU beside", () => {
+    const at = (rps: number, cpu: number, db: number): Measurement => {
+      const m = round(cpu, 5, db);
+      return { ...m, result: { ...m.result, rps } };
+    };
+    const list = (ours: Measurement[], reference: Measurement[]) =>
+      targetsOf(report([scenario("ref-pg-http-list", reference), scenario("rest-list-postgres", ours)])).find((t) =>
+        t.name.startsWith("REST list page of 50 (PostgreSQL) vs plain pg"),
+      )!;
+    // Medians: ours 900 µs of the database and 400 pages/s, the reference's 450 µs and 1,000 pages/s.
+    const met = list([at(400, 700, 900), at(350, 800, 950), at(420, 650, 800)], [at(1000, 300, 450), at(900, 320, 500), at(1100, 280, 400)]);
+    assert.equal(met.met, true);
+    assert.equal(met.goal, "≤ 2×");
+    assert.equal(met.figure, "2.00× (900 vs 450 µs/page); rate 0.40× (400 vs 1,000 pages/s); Node 700 vs 300 µs/page");
+    const missed = list([at(400, 700, 901)], [at(1000, 300, 450)]);
+    assert.equal(missed.met, false);
+    assert.equal(list([at(400, 700, 900)], []).met, undefined);
+  });
+
   it("takes the median p99 of the rounds against 10 ms", () => {
     const targets = targetsOf(report([scenario("rest-create-memory", [round(100, 8), round(100, 12), round(100, 9)])]));
     assert.equal(targets.find((t) => t.name.startsWith("p99"))!.met, true);

@@ -15,6 +15,9 @@
  * token, over the same pool: one statement in the shape of our store's list
  * (bench/support/reference-list-page.ts), rendered as our REST list body.
  * No page token is read, no filter, no deadline statement, no request log.
+ * The statement is sent unnamed, as plain `pg` does by default (parsed and
+ * planned on every call), or with LIST_PREPARED=true as a named statement,
+ * parsed once per connection (a custom plan per call still, as ours).
  */
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import http from "node:http";
@@ -36,6 +39,7 @@ const merchantsByKey = new Map(
     .map((entry) => [entry.slice(entry.indexOf(":") + 1), entry.slice(0, entry.indexOf(":"))] as const),
 );
 const tokenSecret = randomBytes(32).toString("base64url");
+const listPrepared = process.env.LIST_PREPARED === "true";
 
 const extras: ExtraColumn[] = await extraIntentColumns(pool);
 const columns = [...knownIntentColumns, ...extras.map((c) => c.name)];
@@ -87,7 +91,7 @@ function listPage(req: http.IncomingMessage, res: http.ServerResponse): void {
   const url = new URL(req.url ?? "/", "http://reference");
   const pageSize = Math.min(100, Math.max(1, Number(url.searchParams.get("pageSize") ?? 50) || 50));
   const livemode = key.startsWith("sk_live_");
-  pool.query<ReferenceListRow>(referenceListText, [merchant, livemode, pageSize + 1]).then(
+  pool.query<ReferenceListRow>({ text: referenceListText, values: [merchant, livemode, pageSize + 1], ...(listPrepared && { name: "list_page" }) }).then(
     ({ rows }) => {
       const payload = renderReferenceListPage(rows, { publicUrl: origin, tokenSecret, pageSize });
       res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(payload) }).end(payload);

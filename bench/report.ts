@@ -471,6 +471,7 @@ export function renderReport(report: BenchReport): string {
     `- gRPC create vs the raw node:http2 gRPC reference: ${ratio("grpc-create-memory", "ref-grpc-http2")}`,
     `- PostgreSQL: gRPC create vs REST create ${ratio("grpc-create-postgres", "rest-create-postgres")}; Connect JSON create vs REST create ${ratio("connect-create-postgres", "rest-create-postgres")}; REST create vs plain pg BEGIN + INSERT + COMMIT ${ratio("rest-create-postgres", "ref-pg-tx")}`,
     `- REST create, PostgreSQL vs memory: ${ratio("rest-create-postgres", "rest-create-memory")}`,
+    `- REST list page of 50 on PostgreSQL, database CPU per page vs the plain-pg page with its statement prepared once per connection: ${times(dbOf(report, "rest-list-postgres") / dbOf(report, "ref-pg-http-list-prepared"))}; the prepared page vs the unnamed one: ${times(dbOf(report, "ref-pg-http-list-prepared") / dbOf(report, "ref-pg-http-list"))}`,
     "",
   ];
   lines.push(...renderStatements(report));

@@ -259,7 +259,14 @@ export function createScenarios(context: ScenarioContext): Scenario[] {
   });
 
   /** A node:http + plain pg reference (bench/reference-pg-http.ts) on the run's database, driven like ours. */
-  const pgHttpReference = (id: string, label: string, drive: Drive, expected: string, prepare?: () => Promise<void>): Scenario => ({
+  const pgHttpReference = (
+    id: string,
+    label: string,
+    drive: Drive,
+    expected: string,
+    prepare?: () => Promise<void>,
+    env: Record<string, string> = {},
+  ): Scenario => ({
     id,
     label,
     store: "PostgreSQL",
@@ -270,7 +277,7 @@ export function createScenarios(context: ScenarioContext): Scenario[] {
       await prepare?.();
       const server = await startBenchProcess({
         script: join("bench", "reference-pg-http.ts"),
-        env: { DATABASE_URL: context.db.url, MERCHANT_ID: merchants.load.id, POOL_MAX: "10", API_KEYS: apiKeys },
+        env: { DATABASE_URL: context.db.url, MERCHANT_ID: merchants.load.id, POOL_MAX: "10", API_KEYS: apiKeys, ...env },
         logPath: logPath(id),
       });
       return serverSubject(server, drive, true);
@@ -304,6 +311,14 @@ export function createScenarios(context: ScenarioContext): Scenario[] {
       http.restList,
       "200",
       () => seedPostgresList(),
+    ),
+    pgHttpReference(
+      "ref-pg-http-list-prepared",
+      "Reference: the same page, its statement prepared once per connection",
+      http.restList,
+      "200",
+      () => seedPostgresList(),
+      { LIST_PREPARED: "true" },
     ),
     pgBaseline("ref-pg-tx", "Reference: plain pg, BEGIN + INSERT + COMMIT, no HTTP", "transaction"),
     ours("rest-create-postgres", "REST create", "postgres", "201", wrkSubject(http.restCreate, "postgres")),

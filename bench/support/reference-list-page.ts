@@ -69,6 +69,7 @@ export interface ReferenceListRow {
   bank_code: string | null;
   account_created_at: string | null;
   account_updated_at: string | null;
+  account_livemode: boolean | null;
 }
 
 const iso = (epochMs: string) => new Date(Number(epochMs)).toISOString();
@@ -120,6 +121,7 @@ export function renderReferenceListPage(rows: readonly ReferenceListRow[], optio
             bankCode: r.bank_code,
             createdAt: iso(r.account_created_at!),
             updatedAt: iso(r.account_updated_at!),
+            livemode: r.account_livemode,
           },
     createdAt: iso(r.created_at),
     updatedAt: iso(r.updated_at),

@@ -4,6 +4,8 @@ import { openCheckout, payByCard, seeOther, type OpenedCheckout } from "../test/
 import { merchants, startService } from "./service.js";
 import { backendTicksSpent, createDatabaseCpuMeter } from "./support/database-cpu.js";
 import { cpuTicks, readClockTicksPerSecond } from "./support/proc-stat.js";
+import { statementFigures, type StatementFigure } from "./support/statement-stats.js";
+import { describeTableActivity, readTableCounters, tableActivityPer, type TableActivity } from "./support/table-activity.js";
 
 export interface CheckoutPaymentBenchOptions {
   databaseUrl: string;
@@ -33,6 +35,18 @@ export interface CheckoutPaymentBenchResult {
   /** CPU per completed payment in the measured phase (ms): the service process, and its PostgreSQL backends. */
   serviceCpuMs: number;
   databaseCpuMs: number;
+  /**
+   * WAL bytes per completed payment in the measured phase: its statements'
+   * (pg_stat_statements, this database only) when PostgreSQL loaded the
+   * module, else the cluster's insert position, which also counts whatever
+   * else wrote to the cluster meanwhile (walSource says which).
+   */
+  walBytesPerPayment: number;
+  walSource: "statements" | "cluster";
+  /** Each statement per completed payment, when pg_stat_statements was read (as the scenarios' breakdown). */
+  statements?: StatementFigure[];
+  /** Each table's scans and writes per completed payment (pg_stat_user_tables), what the database did where statements are not counted. */
+  tables?: TableActivity[];
   /** Share of one core the service process used in the measured phase. */
   serviceCores: number;
   /** The service's pool in the measured phase, sampled every 250 ms from /metrics: mean busy connections and mean calls waiting for one. */
@@ -118,6 +132,9 @@ export async function runCheckoutPaymentBench(options: CheckoutPaymentBenchOptio
     const meter = await createDatabaseCpuMeter({ adminUrl: options.adminUrl, databaseName: options.databaseName });
     const serviceBefore = cpuTicks(service.pid) ?? 0;
     const databaseBefore = await meter.sample(service.pid);
+    const walBefore = await meter.walBytes();
+    const statementsBefore = meter.statements.unavailable ? undefined : await meter.statements.snapshot();
+    const tablesBefore = await readTableCounters(options.databaseUrl);
     measuring = true;
     const from = performance.now();
     const pool = { busy: 0, waiting: 0, samples: 0 };
@@ -141,6 +158,9 @@ export async function runCheckoutPaymentBench(options: CheckoutPaymentBenchOptio
     const seconds = (performance.now() - from) / 1000;
     const serviceTicks = (cpuTicks(service.pid) ?? 0) - serviceBefore;
     const databaseTicks = backendTicksSpent(databaseBefore, await meter.sample(service.pid));
+    const walAfter = await meter.walBytes();
+    const tablesAfter = await readTableCounters(options.databaseUrl);
+    const statements = statementsBefore && statementFigures(statementsBefore, await meter.statements.snapshot(), Math.max(1, completed));
     await meter.close();
     stop = true;
     await Promise.all(customers);
@@ -159,6 +179,12 @@ export async function runCheckoutPaymentBench(options: CheckoutPaymentBenchOptio
       others,
       serviceCpuMs: (serviceTicks * tickMs) / Math.max(1, completed),
       databaseCpuMs: (databaseTicks * tickMs) / Math.max(1, completed),
+      walBytesPerPayment: statements
+        ? statements.reduce((sum, x) => sum + x.walBytesPerRequest, 0)
+        : Number(walAfter - walBefore) / Math.max(1, completed),
+      walSource: statements ? "statements" : "cluster",
+      ...(statements && { statements }),
+      tables: tableActivityPer(tablesBefore, tablesAfter, completed),
       serviceCores: (serviceTicks * tickMs) / 1000 / seconds,
       poolBusy: pool.busy / Math.max(1, pool.samples),
       poolWaiting: pool.waiting / Math.max(1, pool.samples),
@@ -168,7 +194,13 @@ export async function runCheckoutPaymentBench(options: CheckoutPaymentBenchOptio
   }
 }
 
-/** describeCheckoutPaymentBench is the bench's line for its output and docs/BENCHMARKS.md. */
+/**
+ * describeCheckoutPaymentBench is the bench's line for its output and the
+ * report: per payment, the service's and the PostgreSQL backends' CPU and
+ * the WAL, as the scenarios report them per request (issue 24).
+ */
 export function describeCheckoutPaymentBench(r: CheckoutPaymentBenchResult): string {
-  return `checkout card payments on PostgreSQL, DB_POOL_MAX=${r.poolMax}, TEST_PROCESSOR_LATENCY_MS=${r.latencyMs}, ${r.concurrency} customers at once: ${r.perSecond.toFixed(0)} payments/s per instance (target ≥ 100; ${r.measured} in the measured phase, p50 ${r.p50Ms.toFixed(0)} ms, p99 ${r.p99Ms.toFixed(0)} ms, ${r.others} other answers; CPU per payment: service ${r.serviceCpuMs.toFixed(1)} ms, PostgreSQL ${r.databaseCpuMs.toFixed(1)} ms; the service used ${(r.serviceCores * 100).toFixed(0)} % of a core; its pool: ${r.poolBusy.toFixed(1)} of ${r.poolMax} connections busy and ${r.poolWaiting.toFixed(0)} calls waiting for one, on average)`;
+  const us = (msPerPayment: number) => Math.round(msPerPayment * 1000).toLocaleString("en");
+  const wal = r.walSource === "statements" ? "its statements'" : "the cluster's, other writers included";
+  return `checkout card payments on PostgreSQL, DB_POOL_MAX=${r.poolMax}, TEST_PROCESSOR_LATENCY_MS=${r.latencyMs}, ${r.concurrency} customers at once: ${r.perSecond.toFixed(0)} payments/s per instance (target ≥ 100; ${r.measured} in the measured phase, p50 ${r.p50Ms.toFixed(0)} ms, p99 ${r.p99Ms.toFixed(0)} ms, ${r.others} other answers); per payment: service CPU ${us(r.serviceCpuMs)} µs, PostgreSQL CPU ${us(r.databaseCpuMs)} µs, WAL ${Math.round(r.walBytesPerPayment).toLocaleString("en")} bytes (${wal}); the service used ${(r.serviceCores * 100).toFixed(0)} % of a core; its pool: ${r.poolBusy.toFixed(1)} of ${r.poolMax} connections busy and ${r.poolWaiting.toFixed(0)} calls waiting for one, on average${r.tables ? `; per payment by table: ${describeTableActivity(r.tables)}` : ""}`;
 }

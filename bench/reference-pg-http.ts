@@ -9,17 +9,37 @@
  * key, no outbox context, no deliveries. `npm run bench` starts it beside the
  * service on the same database and reads its CPU, its backends' CPU and the
  * WAL it writes, as for ours.
+ *
+ * A GET of /v1/v2/payment-intents answers the first page (pageSize, default
+ * 50) of the merchant whose key (API_KEYS, `merchant:key,…`) is the bearer
+ * token, over the same pool: one statement in the shape of our store's list
+ * (bench/support/reference-list-page.ts), rendered as our REST list body.
+ * No page token is read, no filter, no deadline statement, no request log.
+ * The statement is sent unnamed, as plain `pg` does by default (parsed and
+ * planned on every call), or with LIST_PREPARED=true as a named statement,
+ * parsed once per connection (a custom plan per call still, as ours).
  */
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import pg from "pg";
 import { extraIntentColumns, knownIntentColumns, type ExtraColumn } from "./support/intent-columns.js";
+import { referenceListText, renderReferenceListPage, type ReferenceListRow } from "./support/reference-list-page.js";
 
 const databaseUrl = process.env.DATABASE_URL;
 const merchantId = process.env.MERCHANT_ID;
 if (!databaseUrl || !merchantId) throw new Error("DATABASE_URL and MERCHANT_ID are required");
 const pool = new pg.Pool({ connectionString: databaseUrl, max: Number(process.env.POOL_MAX ?? 10), application_name: "bench-ref-pg-http" });
+
+/** Bearer key to merchant id, for the list route. */
+const merchantsByKey = new Map(
+  (process.env.API_KEYS ?? "")
+    .split(",")
+    .filter((entry) => entry.includes(":"))
+    .map((entry) => [entry.slice(entry.indexOf(":") + 1), entry.slice(0, entry.indexOf(":"))] as const),
+);
+const tokenSecret = randomBytes(32).toString("base64url");
+const listPrepared = process.env.LIST_PREPARED === "true";
 
 const extras: ExtraColumn[] = await extraIntentColumns(pool);
 const columns = [...knownIntentColumns, ...extras.map((c) => c.name)];
@@ -60,7 +80,33 @@ function parametersOf(body: Record<string, unknown>, intent: Record<string, unkn
   return [...intentValues, `evt_${randomUUID()}`, payload, eventBody];
 }
 
+/** listPage answers GET /v1/v2/payment-intents: the bearer key's merchant's first page, in its key's mode. */
+function listPage(req: http.IncomingMessage, res: http.ServerResponse): void {
+  const key = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1] ?? "";
+  const merchant = merchantsByKey.get(key);
+  if (!merchant) {
+    res.writeHead(401, { "content-type": "application/json" }).end('{"status":401}');
+    return;
+  }
+  const url = new URL(req.url ?? "/", "http://reference");
+  const pageSize = Math.min(100, Math.max(1, Number(url.searchParams.get("pageSize") ?? 50) || 50));
+  const livemode = key.startsWith("sk_live_");
+  pool.query<ReferenceListRow>({ text: referenceListText, values: [merchant, livemode, pageSize + 1], ...(listPrepared && { name: "list_page" }) }).then(
+    ({ rows }) => {
+      const payload = renderReferenceListPage(rows, { publicUrl: origin, tokenSecret, pageSize });
+      res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(payload) }).end(payload);
+    },
+    () => res.writeHead(500, { "content-type": "application/json" }).end('{"status":500}'),
+  );
+}
+
+let origin = "";
 const server = http.createServer((req, res) => {
+  if (req.method === "GET" && req.url?.startsWith("/v1/v2/payment-intents")) {
+    listPage(req, res);
+    req.resume();
+    return;
+  }
   const chunks: Buffer[] = [];
   req.on("data", (chunk: Buffer) => chunks.push(chunk));
   req.on("end", () => {
@@ -87,6 +133,7 @@ const server = http.createServer((req, res) => {
 
 server.listen(Number(process.env.PORT ?? 0), process.env.HOST ?? "127.0.0.1", () => {
   const { address, port } = server.address() as AddressInfo;
+  origin = `http://${address}:${port}`;
   // The same start line as src/main.ts logs, so the bench starts both alike.
   process.stderr.write(`${JSON.stringify({ msg: "baseline listening", url: `http://${address}:${port}` })}\n`);
 });

@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
+import { describeCheckoutPaymentBench, type CheckoutPaymentBenchResult } from "./checkout-payment.js";
 import type { ScalePoint } from "./list-scale.js";
 import type { SoakResult } from "./soak.js";
 import { renderStartup, startupTargets, type StartupResult } from "./startup.js";
@@ -42,6 +43,8 @@ export interface BenchReport {
   startup?: StartupResult;
   /** Webhook delivery under creates (bench/webhooks.ts); empty when not run. */
   webhooks?: WebhookBenchResult[];
+  /** Checkout card payments on PostgreSQL (bench/checkout-payment.ts), when run. */
+  checkoutPayment?: CheckoutPaymentBenchResult;
   /** The last full run's record, for the regression check. */
   previous?: RunRecord;
 }
@@ -261,6 +264,19 @@ export function targetsOf(report: BenchReport): Target[] {
       met: judge(d, (v) => v <= 2),
     });
   }
+  {
+    // Issue 24: "a list page of 50 … measured the same way" as the create, against the same kind of reference.
+    const ours = summaryOf(report, "rest-list-postgres");
+    const floor = summaryOf(report, "ref-pg-http-list");
+    const r = ours && floor ? ours.rps / floor.rps : NaN;
+    const d = dbOf(report, "rest-list-postgres") / dbOf(report, "ref-pg-http-list");
+    targets.push({
+      name: "REST list page of 50 (PostgreSQL) vs plain pg (node:http, the same page in one statement): PostgreSQL CPU per page",
+      figure: `${times(d)} (${us(dbOf(report, "rest-list-postgres"))} vs ${us(dbOf(report, "ref-pg-http-list"))} µs/page); rate ${times(r)} (${us(ours?.rps ?? NaN)} vs ${us(floor?.rps ?? NaN)} pages/s); Node ${us(cpuOf(report, "rest-list-postgres"))} vs ${us(cpuOf(report, "ref-pg-http-list"))} µs/page`,
+      goal: "≤ 2×",
+      met: judge(d, (v) => v <= 2),
+    });
+  }
   cost("REST list, a page of 50: server CPU on PostgreSQL vs in memory", "rest-list-postgres", "rest-list-memory", 2);
   {
     const s = report.scenarios.find((x) => x.id === "rest-create-memory");
@@ -331,6 +347,15 @@ export function targetsOf(report: BenchReport): Target[] {
       },
     );
   }
+  if (report.checkoutPayment) {
+    const p = report.checkoutPayment;
+    targets.push({
+      name: `Checkout card payments per instance on PostgreSQL (issue 19: DB_POOL_MAX=${p.poolMax}, a ${p.latencyMs} ms processor, ${p.concurrency} customers at once)`,
+      figure: `${p.perSecond.toFixed(0)} payments/s (p99 ${p.p99Ms.toFixed(0)} ms, ${p.others} other answers)`,
+      goal: "≥ 100/s",
+      met: p.perSecond >= 100 && p.others === 0,
+    });
+  }
   for (const w of (report.webhooks ?? []).filter((x) => x.ratePerSecond === undefined)) {
     targets.push(
       {
@@ -368,42 +393,50 @@ const statementCell = (query: string) => {
  * statement over the rounds): calls, execution and planning time and WAL
  * per request. Execution time is the backend's wall time inside the
  * executor, which on a loaded machine includes waiting for a core; the
- * backends' CPU from /proc in the table above is the cost.
+ * backends' CPU from /proc in the table above is the cost. The checkout
+ * payment's statements follow, per completed payment, when it ran.
  */
 export function renderStatements(report: BenchReport): string[] {
-  const lines: string[] = [];
-  for (const s of report.scenarios.filter((x) => x.store === "PostgreSQL")) {
-    const figures = statementsOf(s);
-    if (!figures) continue;
-    const total = (f: (x: StatementFigure) => number) => figures.reduce((sum, x) => sum + f(x), 0);
-    // Statements under 1 % of the time and of the WAL are added up in one line.
-    const time = total((x) => x.execUsPerRequest + x.planUsPerRequest);
-    const wal = total((x) => x.walBytesPerRequest);
-    const shown = figures.filter((x) => x.execUsPerRequest + x.planUsPerRequest >= time * 0.01 || x.walBytesPerRequest >= wal * 0.01);
-    const rest = figures.filter((x) => !shown.includes(x));
-    const num = (x: number, digits = 0) => (Number.isFinite(x) ? x.toFixed(digits) : "–");
-    lines.push(
-      `${s.label} (\`${s.id}\`): ${num(time)} µs of statement time per request (execution ${num(total((x) => x.execUsPerRequest))}, planning ${num(total((x) => x.planUsPerRequest))}), ${num(wal)} WAL bytes per request from its statements.`,
-      "",
-      "| Statement | Calls/request | Exec µs/request | Exec µs/call | Plan µs/request | Plans/call | WAL bytes/request |",
-      "|---|---:|---:|---:|---:|---:|---:|",
-      ...shown.map(
-        (x) =>
-          `| ${statementCell(x.query)} | ${num(x.callsPerRequest, 2)} | ${num(x.execUsPerRequest)} | ${num(x.execUsPerRequest / x.callsPerRequest)} | ${num(x.planUsPerRequest)} | ${num(x.plansPerCall, 2)} | ${num(x.walBytesPerRequest)} |`,
-      ),
-      ...(rest.length > 0
-        ? [
-            `| ${rest.length} other statements | ${num(rest.reduce((a, x) => a + x.callsPerRequest, 0), 2)} | ${num(rest.reduce((a, x) => a + x.execUsPerRequest, 0))} | | ${num(rest.reduce((a, x) => a + x.planUsPerRequest, 0))} | | ${num(rest.reduce((a, x) => a + x.walBytesPerRequest, 0))} |`,
-          ]
-        : []),
-      "",
-    );
-  }
+  const tables: { title: string; figures: StatementFigure[] }[] = report.scenarios
+    .filter((x) => x.store === "PostgreSQL")
+    .flatMap((s) => {
+      const figures = statementsOf(s);
+      return figures ? [{ title: `${s.label} (\`${s.id}\`)`, figures }] : [];
+    });
+  const payment = report.checkoutPayment;
+  if (payment?.statements) tables.push({ title: "Checkout card payment (`checkout-payment`; per completed payment)", figures: payment.statements });
+  const lines = tables.flatMap(({ title, figures }) => statementTable(title, figures));
   if (lines.length === 0) return lines;
   return [
     "Per-statement breakdown on PostgreSQL (`pg_stat_statements` over each scenario's measured phases, median per statement over the rounds; execution time is wall time in the executor, which on a busy machine includes waiting for a core; WAL is what each statement wrote, commit records aside):",
     "",
     ...lines,
+  ];
+}
+
+/** statementTable is one scenario's statements, per request: the costly ones alone, the rest (each under 1 % of the time and of the WAL) added up. */
+function statementTable(title: string, figures: StatementFigure[]): string[] {
+  const total = (f: (x: StatementFigure) => number) => figures.reduce((sum, x) => sum + f(x), 0);
+  const time = total((x) => x.execUsPerRequest + x.planUsPerRequest);
+  const wal = total((x) => x.walBytesPerRequest);
+  const shown = figures.filter((x) => x.execUsPerRequest + x.planUsPerRequest >= time * 0.01 || x.walBytesPerRequest >= wal * 0.01);
+  const rest = figures.filter((x) => !shown.includes(x));
+  const num = (x: number, digits = 0) => (Number.isFinite(x) ? x.toFixed(digits) : "–");
+  return [
+    `${title}: ${num(time)} µs of statement time per request (execution ${num(total((x) => x.execUsPerRequest))}, planning ${num(total((x) => x.planUsPerRequest))}), ${num(wal)} WAL bytes per request from its statements.`,
+    "",
+    "| Statement | Calls/request | Exec µs/request | Exec µs/call | Plan µs/request | Plans/call | WAL bytes/request |",
+    "|---|---:|---:|---:|---:|---:|---:|",
+    ...shown.map(
+      (x) =>
+        `| ${statementCell(x.query)} | ${num(x.callsPerRequest, 2)} | ${num(x.execUsPerRequest)} | ${num(x.execUsPerRequest / x.callsPerRequest)} | ${num(x.planUsPerRequest)} | ${num(x.plansPerCall, 2)} | ${num(x.walBytesPerRequest)} |`,
+    ),
+    ...(rest.length > 0
+      ? [
+          `| ${rest.length} other statements | ${num(rest.reduce((a, x) => a + x.callsPerRequest, 0), 2)} | ${num(rest.reduce((a, x) => a + x.execUsPerRequest, 0))} | | ${num(rest.reduce((a, x) => a + x.planUsPerRequest, 0))} | | ${num(rest.reduce((a, x) => a + x.walBytesPerRequest, 0))} |`,
+        ]
+      : []),
+    "",
   ];
 }
 
@@ -438,6 +471,7 @@ export function renderReport(report: BenchReport): string {
     `- gRPC create vs the raw node:http2 gRPC reference: ${ratio("grpc-create-memory", "ref-grpc-http2")}`,
     `- PostgreSQL: gRPC create vs REST create ${ratio("grpc-create-postgres", "rest-create-postgres")}; Connect JSON create vs REST create ${ratio("connect-create-postgres", "rest-create-postgres")}; REST create vs plain pg BEGIN + INSERT + COMMIT ${ratio("rest-create-postgres", "ref-pg-tx")}`,
     `- REST create, PostgreSQL vs memory: ${ratio("rest-create-postgres", "rest-create-memory")}`,
+    `- REST list page of 50 on PostgreSQL, database CPU per page vs the plain-pg page with its statement prepared once per connection: ${times(dbOf(report, "rest-list-postgres") / dbOf(report, "ref-pg-http-list-prepared"))}; the prepared page vs the unnamed one: ${times(dbOf(report, "ref-pg-http-list-prepared") / dbOf(report, "ref-pg-http-list"))}`,
     "",
   ];
   lines.push(...renderStatements(report));
@@ -467,6 +501,12 @@ export function renderReport(report: BenchReport): string {
     );
   }
   if (report.startup) lines.push(renderStartup(report.startup), "");
+  if (report.checkoutPayment) {
+    lines.push(
+      `Checkout payments (\`bench/checkout-payment.ts\`; measured as the scenarios are, per completed payment: the service's and its PostgreSQL backends' CPU from /proc, the WAL; no plain-pg reference, as issue 24 asks for none): ${describeCheckoutPaymentBench(report.checkoutPayment)}.`,
+      "",
+    );
+  }
   if (report.webhooks && report.webhooks.length > 0) {
     lines.push(
       "Webhook delivery (`bench/webhooks.ts`): wrk creating intents over REST for the time given, one endpoint of the load merchant, a receiver on 127.0.0.1 in the bench process that verifies each delivery with the `standardwebhooks` package and answers 204 at once; the server with the default `WEBHOOK_*` settings (private URLs allowed). Latency is from the event's timestamp to its arrival; the backlog is events recorded but not yet arrived, counted from those two times.",

@@ -142,17 +142,31 @@ export function createScenarios(context: ScenarioContext): Scenario[] {
   const http = httpDrivers(context.connections);
   const logPath = (id: string) => join(context.logDir, `${id}.log`);
   let schemaReady: Promise<void> | undefined;
-  // The service migrates and upserts API_KEYS at start: let one do so first, so the servers that start
-  // side by side find the schema in place and a baseline writes for an existing merchant.
-  // The service listens before its migrations are applied (/readyz answers 503 until they are): wait for ready.
-  const ensureSchema = () =>
-    (schemaReady ??= startService({ databaseUrl: context.db.url, logPath: logPath("schema") }).then(async (s) => {
+  /** withService runs fn against a service of this checkout on the run's database, started for it alone, once ready. */
+  const withService = (name: string, fn: (server: BenchProcess) => Promise<void>) =>
+    startService({ databaseUrl: context.db.url, logPath: logPath(name) }).then(async (s) => {
       try {
+        // The service listens before its migrations are applied (/readyz answers 503 until they are): wait for ready.
         await untilReady(s.url);
+        await fn(s);
       } finally {
         await s.stop();
       }
-    }));
+    });
+  // The service migrates and upserts API_KEYS at start: let one do so first, so the servers that start
+  // side by side find the schema in place and a baseline writes for an existing merchant.
+  const ensureSchema = () => (schemaReady ??= withService("schema", async () => {}));
+  let postgresListSeeded: Promise<void> | undefined;
+  /**
+   * seedPostgresList seeds the list merchant's intents on PostgreSQL once per
+   * run, so rest-list-postgres and ref-pg-http-list read the same page of the
+   * same data set: through our list server when it comes first, else through
+   * a service started for it (the reference alone writes nothing).
+   */
+  const seedPostgresList = (server?: BenchProcess) =>
+    (postgresListSeeded ??= server
+      ? seedIntents(server.url, merchants.list.key, context.listSeed, "list-postgres")
+      : ensureSchema().then(() => withService("list-seed", (s) => seedIntents(s.url, merchants.list.key, context.listSeed, "list-postgres"))));
 
   const ours = (
     id: string,
@@ -244,6 +258,32 @@ export function createScenarios(context: ScenarioContext): Scenario[] {
     },
   });
 
+  /** A node:http + plain pg reference (bench/reference-pg-http.ts) on the run's database, driven like ours. */
+  const pgHttpReference = (
+    id: string,
+    label: string,
+    drive: Drive,
+    expected: string,
+    prepare?: () => Promise<void>,
+    env: Record<string, string> = {},
+  ): Scenario => ({
+    id,
+    label,
+    store: "PostgreSQL",
+    kind: "reference",
+    expected,
+    async start() {
+      await ensureSchema();
+      await prepare?.();
+      const server = await startBenchProcess({
+        script: join("bench", "reference-pg-http.ts"),
+        env: { DATABASE_URL: context.db.url, MERCHANT_ID: merchants.load.id, POOL_MAX: "10", API_KEYS: apiKeys, ...env },
+        logPath: logPath(id),
+      });
+      return serverSubject(server, drive, true);
+    },
+  });
+
   const list = `REST list, a page of 50 of ${context.listSeed.toLocaleString("en")}`;
   return [
     reference("ref-node", "Reference: bare node:http create (parse, Map, JSON)", "baseline-node.ts", {}, "rest"),
@@ -264,25 +304,28 @@ export function createScenarios(context: ScenarioContext): Scenario[] {
     reference("ref-grpc-http2", "Reference: raw node:http2 gRPC unary create (hand-framed)", "reference-grpc-http2.ts", {}, "grpc"),
     ours("grpc-create-memory", "gRPC create (binary, HTTP/2)", "memory", "grpc-status 0", grpc("memory")),
     pgBaseline("ref-pg-cte", "Reference: plain pg, one CTE insert (intent + 2 methods), no HTTP", "cte"),
-    {
-      id: "ref-pg-http",
-      label: "Reference: node:http + plain pg, intent + its event row in one statement",
-      store: "PostgreSQL",
-      kind: "reference",
-      expected: "201",
-      async start() {
-        await ensureSchema();
-        const server = await startBenchProcess({
-          script: join("bench", "reference-pg-http.ts"),
-          env: { DATABASE_URL: context.db.url, MERCHANT_ID: merchants.load.id, POOL_MAX: "10" },
-          logPath: logPath("ref-pg-http"),
-        });
-        return serverSubject(server, http.restCreate, true);
-      },
-    },
+    pgHttpReference("ref-pg-http", "Reference: node:http + plain pg, intent + its event row in one statement", http.restCreate, "201"),
+    pgHttpReference(
+      "ref-pg-http-list",
+      `Reference: node:http + plain pg, a page of 50 of the same ${context.listSeed.toLocaleString("en")} (one statement)`,
+      http.restList,
+      "200",
+      () => seedPostgresList(),
+    ),
+    pgHttpReference(
+      "ref-pg-http-list-prepared",
+      "Reference: the same page, its statement prepared once per connection",
+      http.restList,
+      "200",
+      () => seedPostgresList(),
+      { LIST_PREPARED: "true" },
+    ),
     pgBaseline("ref-pg-tx", "Reference: plain pg, BEGIN + INSERT + COMMIT, no HTTP", "transaction"),
     ours("rest-create-postgres", "REST create", "postgres", "201", wrkSubject(http.restCreate, "postgres")),
-    ours("rest-list-postgres", list, "postgres", "200", wrkSubject(http.restList, "postgres"), { seed: seedList }),
+    ours("rest-list-postgres", list, "postgres", "200", wrkSubject(http.restList, "postgres"), {
+      // Ours seeds the run's PostgreSQL list (unless ref-pg-http-list did first); a baseline adds its own.
+      seed: (server, id) => (id === "rest-list-postgres" ? seedPostgresList(server) : seedList(server, id)),
+    }),
     ours("connect-create-postgres", "Connect JSON create (HTTP/1.1)", "postgres", "200", wrkSubject(http.connectCreate, "postgres")),
     ours("grpc-create-postgres", "gRPC create (binary, HTTP/2)", "postgres", "grpc-status 0", grpc("postgres")),
   ];

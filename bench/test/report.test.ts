@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { regressionsOf, targetsOf, type BenchReport, type ScenarioResult } from "../report.js";
+import type { CheckoutPaymentBenchResult } from "../checkout-payment.js";
 import type { Measurement } from "../support/measure.js";
 
 const round = (cpuUsPerRequest: number, p99Ms = 5, dbUsPerRequest?: number): Measurement => ({
@@ -68,6 +69,25 @@ describe("targetsOf", () => {
     const pg = targets.find((t) => t.name.startsWith("REST create (PostgreSQL)"))!;
     assert.equal(pg.met, true);
     assert.match(pg.figure, /^0\.60× .* with PostgreSQL's backends 0\.63×\)$/);
+  });
+
+  it("judges the PostgreSQL list page on its database CPU against the plain-pg page, with the rates and Node's CPU beside", () => {
+    const at = (rps: number, cpu: number, db: number): Measurement => {
+      const m = round(cpu, 5, db);
+      return { ...m, result: { ...m.result, rps } };
+    };
+    const list = (ours: Measurement[], reference: Measurement[]) =>
+      targetsOf(report([scenario("ref-pg-http-list", reference), scenario("rest-list-postgres", ours)])).find((t) =>
+        t.name.startsWith("REST list page of 50 (PostgreSQL) vs plain pg"),
+      )!;
+    // Medians: ours 900 µs of the database and 400 pages/s, the reference's 450 µs and 1,000 pages/s.
+    const met = list([at(400, 700, 900), at(350, 800, 950), at(420, 650, 800)], [at(1000, 300, 450), at(900, 320, 500), at(1100, 280, 400)]);
+    assert.equal(met.met, true);
+    assert.equal(met.goal, "≤ 2×");
+    assert.equal(met.figure, "2.00× (900 vs 450 µs/page); rate 0.40× (400 vs 1,000 pages/s); Node 700 vs 300 µs/page");
+    const missed = list([at(400, 700, 901)], [at(1000, 300, 450)]);
+    assert.equal(missed.met, false);
+    assert.equal(list([at(400, 700, 900)], []).met, undefined);
   });
 
   it("takes the median p99 of the rounds against 10 ms", () => {
@@ -233,5 +253,50 @@ describe("statementFigures and renderStatements", () => {
     assert.ok(lines.includes("rest-create-postgres (`rest-create-postgres`): 520 µs of statement time per request (execution 520, planning 0), 4000 WAL bytes per request from its statements."));
     assert.ok(lines.includes("| `with inserted as ( insert into payment_intents \\| x` | 1.00 | 500 | 500 | 0 | 0.00 | 4000 |"));
     assert.ok(lines.includes("| 1 other statements | 0.01 | 0 | | 0 | | 0 |"));
+  });
+});
+
+describe("the checkout payment in the report", () => {
+  const payment = (over: Partial<CheckoutPaymentBenchResult> = {}): CheckoutPaymentBenchResult => ({
+    latencyMs: 1000,
+    concurrency: 250,
+    poolMax: 10,
+    perSecond: 120,
+    measured: 600,
+    p50Ms: 1010,
+    p99Ms: 1100,
+    others: 0,
+    serviceCpuMs: 1.25,
+    databaseCpuMs: 0.8,
+    walBytesPerPayment: 6543.4,
+    walSource: "cluster",
+    serviceCores: 0.5,
+    poolBusy: 1.5,
+    poolWaiting: 0,
+    ...over,
+  });
+
+  it("judges the payments per second against 100, a run with other answers missing it", () => {
+    const target = (p: CheckoutPaymentBenchResult) =>
+      targetsOf({ ...report([]), checkoutPayment: p }).find((t) => t.name.startsWith("Checkout card payments per instance"))!;
+    assert.equal(target(payment()).met, true);
+    assert.equal(target(payment()).figure, "120 payments/s (p99 1100 ms, 0 other answers)");
+    assert.equal(target(payment({ perSecond: 99 })).met, false);
+    assert.equal(target(payment({ others: 1 })).met, false);
+    assert.equal(targetsOf(report([])).some((t) => t.name.startsWith("Checkout card payments")), false);
+  });
+
+  it("states CPU and WAL per payment as the scenarios do, says where the WAL came from, and breaks down its statements", async () => {
+    const { renderReport } = await import("../report.js");
+    const statements = [
+      { query: "update payment_intents set status = $1", callsPerRequest: 2, execUsPerRequest: 300, planUsPerRequest: 0, plansPerCall: 0, walBytesPerRequest: 5000 },
+    ];
+    const cluster = renderReport({ ...report([]), checkoutPayment: payment() });
+    assert.match(cluster, /per payment: service CPU 1,250 µs, PostgreSQL CPU 800 µs, WAL 6,543 bytes \(the cluster's, other writers included\)/);
+    assert.match(cluster, /no plain-pg reference, as issue 24 asks for none/);
+    const measured = renderReport({ ...report([]), checkoutPayment: payment({ walSource: "statements", walBytesPerPayment: 5000, statements }) });
+    assert.match(measured, /WAL 5,000 bytes \(its statements'\)/);
+    assert.ok(measured.includes("Checkout card payment (`checkout-payment`; per completed payment): 300 µs of statement time per request (execution 300, planning 0), 5000 WAL bytes per request from its statements."));
+    assert.ok(measured.includes("| `update payment_intents set status = $1` | 2.00 | 300 | 150 | 0 | 0.00 | 5000 |"));
   });
 });

@@ -20,12 +20,12 @@
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { pathToFileURL } from "node:url";
 import { commandEnv, packAndInstall, repoRoot } from "../test/support/packed-install.js";
+import { freePort } from "../test/support/ports.js";
 
 /** The targets, in milliseconds: startTestServer() warm, and the command. */
 export const startupTargets = { testServer: 150, command: 1000 } as const;
@@ -57,18 +57,6 @@ function summarize(samples: number[]): Summary {
   const mid = sorted.length >> 1;
   const median = sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
   return { median, min: sorted[0]!, max: sorted[sorted.length - 1]! };
-}
-
-/** A port nothing listens on right now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Asks url until it answers; resolves with performance.now() at the answer. */

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from "node:fs";
-import net from "node:net";
 import { fileURLToPath } from "node:url";
+import { accepts, freePort } from "../../test/support/ports.js";
 
 /** The repository root: where `--import tsx src/main.ts` resolves. */
 export const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
@@ -119,30 +119,6 @@ export function spawnBenchChild(options: BenchChildOptions): BenchChild {
       clearTimeout(timer);
     },
   };
-}
-
-/** freePort asks the kernel for a port nobody listens on (released again at once). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-/** accepts resolves whether something accepts TCP connections on the port. */
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, "127.0.0.1");
-    socket.once("connect", () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once("error", () => resolve(false));
-  });
 }
 
 /**

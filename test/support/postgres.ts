@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { after, before } from "node:test";
 import pg from "pg";
 import { createSystemClock, type Clock } from "../../src/lib/clock.js";
 import { createIdGenerator } from "../../src/lib/ids.js";
@@ -117,4 +118,23 @@ function redact(url: string): string {
   const parsed = new URL(url);
   if (parsed.password) parsed.password = "***";
   return parsed.toString();
+}
+
+/**
+ * useMigratedDatabase, for a file of store contract tests: one migrated
+ * database made before them and dropped after, and empty(), which clears
+ * every row before a test opens its own stores (every table hangs off
+ * merchants, so truncating it cascades to all).
+ */
+export function useMigratedDatabase(): { url(): string; empty(): Promise<void> } {
+  let database: TestDatabase | undefined;
+  before(async () => {
+    database = await createTestDatabase();
+    await (await openMigratedStores(database.url, { poolMax: 1 })).close();
+  });
+  after(() => database?.drop());
+  return {
+    url: () => database!.url,
+    empty: () => queryDatabase(database!.url, "truncate merchants cascade").then(() => undefined),
+  };
 }
